@@ -1,0 +1,116 @@
+"""Request bodies of the file routes: a size cap applied before reading, and a small
+``multipart/form-data`` reader for one upload chunk.
+
+Why not the generic form parser for chunks: it costs about 27 ms of CPU per
+8 MiB chunk and spools every chunk over 1 MiB to a temporary file that is then
+read back; a chunk is at most 8 MiB, so holding the one body in memory and
+cutting the part out with ``bytes.find`` is about ten times cheaper and still
+never buffers more than one chunk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi.routing import APIRoute
+from python_multipart.multipart import parse_options_header
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toolrun.core.errors import InvalidInput
+
+
+def capped_body_route(max_bytes: int) -> type[APIRoute]:
+    """A route class refusing (400) a body whose Content-Length is over ``max_bytes``,
+    before any of it is read; a body without one is cut off at ``max_bytes``."""
+
+    class CappedBodyRoute(APIRoute):
+        def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+            handler = super().get_route_handler()
+
+            async def capped(request: Request) -> Response:
+                declared = request.headers.get("content-length")
+                if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+                    raise InvalidInput(
+                        f"request body of {declared} bytes is over the {max_bytes} bytes "
+                        "this operation accepts"
+                    )
+                return await handler(_capped_request(request, max_bytes))
+
+            return capped
+
+    return CappedBodyRoute
+
+
+def _capped_request(request: Request, max_bytes: int) -> Request:
+    receive = request.receive
+    received = 0
+
+    async def capped_receive() -> Any:
+        nonlocal received
+        message = await receive()
+        received += len(message.get("body", b""))
+        if received > max_bytes:
+            raise InvalidInput(f"request body is over the {max_bytes} bytes accepted")
+        return message
+
+    return Request(request.scope, capped_receive)
+
+
+@dataclass(frozen=True)
+class FormPart:
+    name: str
+    filename: str | None
+    start: int  # the part's bytes are body[start:end]
+    end: int
+
+
+def _malformed(detail: str) -> InvalidInput:
+    return InvalidInput(f"request body is not valid multipart/form-data: {detail}")
+
+
+def multipart_parts(content_type: str | None, body: bytes) -> dict[str, FormPart]:
+    """The parts of a ``multipart/form-data`` body by field name (the first of each name)."""
+    media_type, options = parse_options_header(content_type or "")
+    boundary = options.get(b"boundary")
+    if media_type != b"multipart/form-data" or not boundary:
+        raise InvalidInput(
+            "send the chunk as multipart/form-data with fields chunk and index", field="chunk"
+        )
+    delimiter = b"--" + boundary
+    position = body.find(delimiter)
+    if position < 0:
+        raise _malformed("no boundary")
+    position += len(delimiter)
+    parts: dict[str, FormPart] = {}
+    while not body.startswith(b"--", position):
+        if not body.startswith(b"\r\n", position):
+            raise _malformed("bad boundary line")
+        headers_end = body.find(b"\r\n\r\n", position + 2)
+        if headers_end < 0:
+            raise _malformed("unterminated part headers")
+        name, filename = _disposition(body[position + 2 : headers_end])
+        start = headers_end + 4
+        end = body.find(b"\r\n" + delimiter, start)
+        if end < 0:
+            raise _malformed("unterminated part")
+        if name is not None:
+            parts.setdefault(name, FormPart(name, filename, start, end))
+        position = end + 2 + len(delimiter)
+    return parts
+
+
+def _disposition(headers: bytes) -> tuple[str | None, str | None]:
+    for line in headers.split(b"\r\n"):
+        field, _, value = line.partition(b":")
+        if field.strip().lower() == b"content-disposition":
+            _, options = parse_options_header(value.strip())
+            name = options.get(b"name")
+            filename = options.get(b"filename")
+            return (
+                name.decode("utf-8", "replace") if name is not None else None,
+                filename.decode("utf-8", "replace") if filename is not None else None,
+            )
+    return None, None

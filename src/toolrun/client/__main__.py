@@ -1,0 +1,3 @@
+from toolrun.client.commands import standalone_app
+
+standalone_app()()

@@ -1,0 +1,297 @@
+"""Credits and the append-only ledger: grants, reservations and refunds.
+
+Every change of a balance is one ledger row in the caller's transaction, so
+``balance == sum(ledger.amount)`` always holds. A balance never goes below zero
+(a guarded UPDATE, backed by a CHECK constraint). A ledger ``reference`` is
+unique: a refund, a signup grant or a day's check-in can be written only once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from enum import StrEnum
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import case, select, update
+
+from toolrun.config import Settings
+from toolrun.core.errors import InsufficientCredits, NotFound
+from toolrun.db.dialect import upsert_insert
+from toolrun.db.engine import ReadSession, WriteSession
+from toolrun.db.tables import Account, CheckIn, LedgerEntry
+
+CHECK_IN_ZONE = ZoneInfo("Asia/Shanghai")
+TOOL_COST = 1
+HISTORY_PAGE_SIZE = 20
+
+
+class Reason(StrEnum):
+    SIGNUP = "signup"
+    ANONYMOUS_TRIAL = "anonymous_trial"
+    DAILY_CHECKIN = "daily_checkin"
+    TOOL_USE = "tool_use"
+    REFUND = "refund"
+
+
+class RegistrationRequired(InsufficientCredits):
+    """The anonymous trial allowance is used up: register the account to go on."""
+
+
+async def grant(
+    session: WriteSession,
+    *,
+    account_id: str,
+    amount: int,
+    reason: Reason,
+    reference: str,
+    now: datetime,
+    operation: str | None = None,
+) -> LedgerEntry:
+    """Add ``amount`` credits and write the ledger row."""
+    balance = (
+        await session.execute(
+            update(Account)
+            .where(Account.id == account_id)
+            .values(balance=Account.balance + amount)
+            .returning(Account.balance)
+        )
+    ).scalar_one()
+    return await _append(session, account_id, reason, amount, balance, reference, operation, now)
+
+
+async def reserve(
+    session: WriteSession,
+    *,
+    account_id: str,
+    reference: str,
+    operation: str,
+    now: datetime,
+    cost: int = TOOL_COST,
+) -> LedgerEntry:
+    """Take ``cost`` credits for one operation, or raise 402 and change nothing.
+
+    The UPDATE's guard is the atomic check: concurrent reservations on one
+    account serialise on its row and the last ones find the balance short.
+    """
+    within_allowance = (Account.is_anonymous.is_(False)) | (
+        Account.anonymous_spent + cost <= Account.anonymous_limit
+    )
+    balance = (
+        await session.execute(
+            update(Account)
+            .where(Account.id == account_id, Account.balance >= cost, within_allowance)
+            .values(
+                balance=Account.balance - cost,
+                anonymous_spent=case(
+                    (Account.is_anonymous.is_(True), Account.anonymous_spent + cost),
+                    else_=Account.anonymous_spent,
+                ),
+            )
+            .returning(Account.balance)
+        )
+    ).scalar_one_or_none()
+    if balance is None:
+        account = await session.get(Account, account_id)
+        if account is None:
+            raise NotFound(f"account {account_id} not found")
+        if account.is_anonymous and account.anonymous_spent + cost > account.anonymous_limit:
+            raise RegistrationRequired()
+        raise InsufficientCredits(
+            f"not enough credits: balance {account.balance}, this operation costs {cost}"
+        )
+    return await _append(
+        session, account_id, Reason.TOOL_USE, -cost, balance, reference, operation, now
+    )
+
+
+async def refund(
+    session: WriteSession, *, reservation_id: str, now: datetime
+) -> LedgerEntry | None:
+    """Return a reservation's credits; ``None`` if it was already refunded.
+
+    The account row is locked first, so of two concurrent refunds the second
+    sees the first one's ledger row; the unique reference backs that up.
+    """
+    reservation = await session.scalar(select(LedgerEntry).where(LedgerEntry.id == reservation_id))
+    if reservation is None or reservation.amount >= 0:
+        raise NotFound(f"reservation {reservation_id} not found")
+    await session.execute(
+        select(Account.id).where(Account.id == reservation.account_id).with_for_update()
+    )
+    reference = f"refund:{reservation_id}"
+    if await session.scalar(select(LedgerEntry.seq).where(LedgerEntry.reference == reference)):
+        return None
+    amount = -reservation.amount
+    balance = (
+        await session.execute(
+            update(Account)
+            .where(Account.id == reservation.account_id)
+            .values(
+                balance=Account.balance + amount,
+                anonymous_spent=case(
+                    (
+                        Account.is_anonymous.is_(True) & (Account.anonymous_spent >= amount),
+                        Account.anonymous_spent - amount,
+                    ),
+                    (Account.is_anonymous.is_(True), 0),
+                    else_=Account.anonymous_spent,
+                ),
+            )
+            .returning(Account.balance)
+        )
+    ).scalar_one()
+    return await _append(
+        session,
+        reservation.account_id,
+        Reason.REFUND,
+        amount,
+        balance,
+        reference,
+        reservation.operation,
+        now,
+    )
+
+
+async def _append(
+    session: WriteSession,
+    account_id: str,
+    reason: Reason,
+    amount: int,
+    balance_after: int,
+    reference: str,
+    operation: str | None,
+    now: datetime,
+) -> LedgerEntry:
+    entry = LedgerEntry(
+        account_id=account_id,
+        reason=reason.value,
+        amount=amount,
+        balance_after=balance_after,
+        reference=reference,
+        operation=operation,
+        created_at=now,
+    )
+    session.add(entry)
+    await session.flush()
+    return entry
+
+
+# --- check-in ---------------------------------------------------------------------------------
+
+
+def check_in_day(now: datetime) -> date:
+    """The calendar day in Beijing time that ``now`` falls on."""
+    return now.astimezone(CHECK_IN_ZONE).date()
+
+
+def next_check_in_at(now: datetime) -> datetime:
+    day = check_in_day(now) + timedelta(days=1)
+    midnight = datetime(day.year, day.month, day.day, tzinfo=CHECK_IN_ZONE)
+    return midnight.astimezone(now.tzinfo)
+
+
+async def check_in(
+    session: WriteSession, *, account: Account, now: datetime, settings: Settings
+) -> bool:
+    """Grant the daily credits once per Beijing day; ``False`` if already done or anonymous."""
+    if account.is_anonymous:
+        return False
+    day = check_in_day(now)
+    inserted = (
+        await session.execute(
+            upsert_insert(session, CheckIn)
+            .values(account_id=account.id, day=day, created_at=now)
+            .on_conflict_do_nothing()
+            .returning(CheckIn.account_id)
+        )
+    ).first()
+    if inserted is None:
+        return False
+    await grant(
+        session,
+        account_id=account.id,
+        amount=settings.daily_checkin_credits,
+        reason=Reason.DAILY_CHECKIN,
+        reference=f"checkin:{account.id}:{day.isoformat()}",
+        now=now,
+    )
+    return True
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+async def balance(session: ReadSession | WriteSession, *, account_id: str) -> int:
+    value = await session.scalar(select(Account.balance).where(Account.id == account_id))
+    if value is None:
+        raise NotFound(f"account {account_id} not found")
+    return value
+
+
+@dataclass(frozen=True)
+class CreditSummary:
+    balance: int
+    is_anonymous: bool
+    anonymous_spent: int
+    anonymous_spend_limit: int
+    anonymous_remaining: int | None
+    registration_required: bool
+    checked_in_today: bool
+    daily_reward: int
+    signup_reward: int
+    tool_cost: int
+    next_check_in_at: datetime
+    time_zone: str
+
+
+async def summary(
+    session: ReadSession | WriteSession, *, account_id: str, now: datetime, settings: Settings
+) -> CreditSummary:
+    account = await session.get(Account, account_id, populate_existing=True)
+    if account is None:
+        raise NotFound(f"account {account_id} not found")
+    checked_in = await session.scalar(
+        select(CheckIn.account_id).where(
+            CheckIn.account_id == account_id, CheckIn.day == check_in_day(now)
+        )
+    )
+    anonymous = account.is_anonymous
+    remaining = max(0, account.anonymous_limit - account.anonymous_spent) if anonymous else None
+    return CreditSummary(
+        balance=account.balance,
+        is_anonymous=anonymous,
+        anonymous_spent=account.anonymous_spent if anonymous else 0,
+        anonymous_spend_limit=account.anonymous_limit if anonymous else 0,
+        anonymous_remaining=remaining,
+        registration_required=anonymous and remaining == 0,
+        checked_in_today=checked_in is not None,
+        daily_reward=settings.daily_checkin_credits,
+        signup_reward=settings.signup_credits,
+        tool_cost=TOOL_COST,
+        next_check_in_at=next_check_in_at(now),
+        time_zone=CHECK_IN_ZONE.key,
+    )
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    items: list[LedgerEntry]
+    has_more: bool
+    page: int
+
+
+async def history(session: ReadSession, *, account_id: str, page: int) -> HistoryPage:
+    """One page of the ledger, newest first."""
+    rows = list(
+        await session.scalars(
+            select(LedgerEntry)
+            .where(LedgerEntry.account_id == account_id)
+            .order_by(LedgerEntry.seq.desc())
+            .offset((page - 1) * HISTORY_PAGE_SIZE)
+            .limit(HISTORY_PAGE_SIZE + 1)
+        )
+    )
+    return HistoryPage(
+        items=rows[:HISTORY_PAGE_SIZE], has_more=len(rows) > HISTORY_PAGE_SIZE, page=page
+    )

@@ -1,0 +1,289 @@
+"""Jobs: creation with its credit and idempotency key, reading, cancel, and the worker's outcomes.
+
+Every change that moves credits happens in the same transaction as the job
+change it belongs to; ``credits_refunded`` flips at most once (a guarded
+UPDATE), and the unique ledger reference backs that up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import orjson
+from sqlalchemy import delete, select
+
+from toolrun.config import Settings
+from toolrun.core import credits
+from toolrun.core.errors import Conflict, NotFound
+from toolrun.db import queue
+from toolrun.db.dialect import upsert_insert
+from toolrun.db.engine import ReadSession, WriteSession
+from toolrun.db.tables import Account, IdempotencyKey, Job, JobStatus
+
+IDEMPOTENCY_RETENTION = timedelta(hours=24)
+MAX_ATTEMPTS = 3
+JOB_LIST_SIZE = 50
+CANCELED_MESSAGE = "job canceled; credit refunded"
+DEADLINE_MESSAGE = "job passed its deadline of {seconds:g} s and was stopped; credit refunded"
+WORKER_LOST_MESSAGE = "job was interrupted {attempts} times (worker lost) and was given up"
+
+
+class IdempotencyRace(Exception):
+    """Another transaction inserted the same Idempotency-Key first: retry to replay its job."""
+
+
+class IdempotencyMismatch(Conflict):
+    """This Idempotency-Key was already used for a different request; use a new key."""
+
+
+class NotCancelable(Conflict):
+    """Only a queued job can be canceled."""
+
+
+def fingerprint(operation: str, payload: dict[str, Any]) -> str:
+    """SHA-256 of the operation and the canonical JSON (sorted keys) of its validated input."""
+    canonical = orjson.dumps(
+        {"operation": operation, "input": payload}, option=orjson.OPT_SORT_KEYS
+    )
+    return hashlib.sha256(canonical).hexdigest()
+
+
+@dataclass(frozen=True)
+class Created:
+    job: Job
+    replayed: bool
+
+
+async def create(
+    session: WriteSession,
+    *,
+    account: Account,
+    kind: str,
+    action: str,
+    payload: dict[str, Any],
+    settings: Settings,
+    now: datetime,
+    variant: str | None = None,
+    idempotency_key: str | None = None,
+    request_fingerprint: str | None = None,
+) -> Created:
+    """Reserve one credit and queue the job, or replay the job an Idempotency-Key already made.
+
+    Raises ``InsufficientCredits`` (402) with nothing written, ``IdempotencyMismatch``
+    (409), or ``IdempotencyRace`` when a concurrent first use won: the caller
+    retries in a new transaction and gets the replay.
+    """
+    job_id = str(uuid.uuid4())
+    if idempotency_key is not None:
+        assert request_fingerprint is not None
+        existing = await _live_key(session, account.id, idempotency_key, now)
+        if existing is not None:
+            if existing.fingerprint != request_fingerprint:
+                raise IdempotencyMismatch()
+            job = await session.get(Job, existing.job_id, populate_existing=True)
+            if job is None:
+                raise NotFound("the job of this Idempotency-Key no longer exists")
+            return Created(job=job, replayed=True)
+        inserted = (
+            await session.execute(
+                upsert_insert(session, IdempotencyKey)
+                .values(
+                    account_id=account.id,
+                    key=idempotency_key,
+                    fingerprint=request_fingerprint,
+                    job_id=job_id,
+                    created_at=now,
+                )
+                .on_conflict_do_nothing()
+                .returning(IdempotencyKey.job_id)
+            )
+        ).first()
+        if inserted is None:
+            raise IdempotencyRace()
+    reservation = await credits.reserve(
+        session, account_id=account.id, reference=f"job:{job_id}", operation=action, now=now
+    )
+    job = Job(
+        id=job_id,
+        account_id=account.id,
+        kind=kind,
+        action=action,
+        variant=variant,
+        status=JobStatus.QUEUED,
+        payload=payload,
+        result=None,
+        credit_cost=credits.TOOL_COST,
+        credits_refunded=False,
+        reservation_id=reservation.id,
+        attempts=0,
+        created_at=now,
+        deadline_at=now + timedelta(seconds=settings.job_timeout_s),
+    )
+    session.add(job)
+    await session.flush()
+    if settings.job_wakeup == "notify":
+        await queue.send_wakeup(session)
+    return Created(job=job, replayed=False)
+
+
+async def _live_key(
+    session: WriteSession, account_id: str, key: str, now: datetime
+) -> IdempotencyKey | None:
+    row = await session.get(IdempotencyKey, (account_id, key), populate_existing=True)
+    if row is None:
+        return None
+    if row.created_at <= now - IDEMPOTENCY_RETENTION:
+        await session.delete(row)
+        await session.flush()
+        return None
+    return row
+
+
+def _parse_id(job_id: str) -> str | None:
+    try:
+        return str(uuid.UUID(job_id))
+    except ValueError:
+        return None
+
+
+async def get(session: ReadSession | WriteSession, *, account_id: str, job_id: str) -> Job:
+    """The caller's job; 404 for an unknown, foreign or malformed id alike."""
+    parsed = _parse_id(job_id)
+    job = await session.get(Job, parsed, populate_existing=True) if parsed else None
+    if job is None or job.account_id != account_id:
+        raise NotFound(f"job {job_id} not found")
+    return job
+
+
+async def list_recent(session: ReadSession, *, account_id: str) -> list[Job]:
+    """The account's latest jobs, newest created first."""
+    result = await session.scalars(
+        select(Job)
+        .where(Job.account_id == account_id)
+        .order_by(Job.created_at.desc(), Job.id.desc())
+        .limit(JOB_LIST_SIZE)
+    )
+    return list(result)
+
+
+async def cancel(session: WriteSession, *, account_id: str, job_id: str, now: datetime) -> Job:
+    """Cancel a queued job and refund its credit in this transaction; else 404 or 409."""
+    job = await get(session, account_id=account_id, job_id=job_id)
+    canceled = await queue.finish(
+        session,
+        job_id=job.id,
+        worker_id=None,
+        from_statuses=(JobStatus.QUEUED,),
+        values=_refunded_end(JobStatus.CANCELED, 409, CANCELED_MESSAGE, now),
+    )
+    if canceled is None:
+        current = await get(session, account_id=account_id, job_id=job_id)
+        raise NotCancelable(f"job is {current.status}; only a queued job can be canceled")
+    await credits.refund(session, reservation_id=canceled.reservation_id, now=now)
+    return canceled
+
+
+def _refunded_end(status: JobStatus, code: int, message: str, now: datetime) -> dict[str, Any]:
+    return {
+        "status": status,
+        "error_code": code,
+        "error_message": message[:1000],
+        "completed_at": now,
+        "credits_refunded": True,
+        "worker_id": None,
+        "lease_expires_at": None,
+    }
+
+
+# --- the worker's side ------------------------------------------------------------------------
+
+
+async def succeed(
+    session: WriteSession, *, job_id: str, worker_id: str, result: dict[str, Any], now: datetime
+) -> bool:
+    """Record a result; False if the job is no longer this worker's (reaped or requeued)."""
+    job = await queue.finish(
+        session,
+        job_id=job_id,
+        worker_id=worker_id,
+        values={
+            "status": JobStatus.SUCCEEDED,
+            "result": result,
+            "completed_at": now,
+            "worker_id": None,
+            "lease_expires_at": None,
+        },
+    )
+    return job is not None
+
+
+async def fail(
+    session: WriteSession,
+    *,
+    job_id: str,
+    worker_id: str | None,
+    code: int,
+    message: str,
+    now: datetime,
+    from_statuses: tuple[JobStatus, ...] = (JobStatus.RUNNING,),
+) -> bool:
+    """Fail a job and refund its credit exactly once; False if it was not in ``from_statuses``."""
+    job = await queue.finish(
+        session,
+        job_id=job_id,
+        worker_id=worker_id,
+        from_statuses=from_statuses,
+        values=_refunded_end(JobStatus.FAILED, code, message, now),
+    )
+    if job is None:
+        return False
+    await credits.refund(session, reservation_id=job.reservation_id, now=now)
+    return True
+
+
+@dataclass(frozen=True)
+class Reaped:
+    timed_out: int
+    requeued: int
+    given_up: int
+
+
+async def reap(session: WriteSession, *, now: datetime, settings: Settings) -> Reaped:
+    """Fail jobs past their deadline (504) and requeue or give up jobs whose worker died."""
+    timed_out = 0
+    for job_id in await queue.past_deadline(session, now=now):
+        message = DEADLINE_MESSAGE.format(seconds=settings.job_timeout_s)
+        if await fail(
+            session,
+            job_id=job_id,
+            worker_id=None,
+            code=504,
+            message=message,
+            now=now,
+            from_statuses=(JobStatus.QUEUED, JobStatus.RUNNING),
+        ):
+            timed_out += 1
+    requeued = given_up = 0
+    for job in await queue.lease_expired(session, now=now):
+        if job.attempts >= MAX_ATTEMPTS:
+            message = WORKER_LOST_MESSAGE.format(attempts=job.attempts)
+            if await fail(
+                session, job_id=job.id, worker_id=None, code=500, message=message, now=now
+            ):
+                given_up += 1
+        elif await queue.requeue(session, job_id=job.id, worker_id=None):
+            requeued += 1
+    if requeued:
+        await queue.send_wakeup(session)
+    return Reaped(timed_out=timed_out, requeued=requeued, given_up=given_up)
+
+
+async def purge_idempotency_keys(session: WriteSession, *, now: datetime) -> int:
+    result = await session.execute(
+        delete(IdempotencyKey).where(IdempotencyKey.created_at <= now - IDEMPOTENCY_RETENTION)
+    )
+    return int(result.rowcount)  # type: ignore[attr-defined]

@@ -1,0 +1,106 @@
+"""Engines and transactions.
+
+``Database.write()`` and ``Database.read()`` each open one transaction and are
+the only way code gets a session. On SQLite every write transaction starts with
+``BEGIN IMMEDIATE`` (writers queue on the database lock instead of failing with
+"database is locked" half-way) and reads use a separate engine with plain
+deferred transactions, so WAL readers never wait for writers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+class WriteSession(AsyncSession):
+    """A session inside a transaction that commits when its ``Database.write()`` block ends."""
+
+
+class ReadSession(AsyncSession):
+    """A session inside a read-only transaction, rolled back when its block ends."""
+
+
+def _sqlite_engine(url: str, *, begin: str) -> AsyncEngine:
+    engine = create_async_engine(url, pool_size=8, max_overflow=24, pool_timeout=60)
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        connection.exec_driver_sql(begin)
+
+    return engine
+
+
+def ensure_sqlite_directory(url: str) -> None:
+    """Create the folder of a SQLite database file (the default lives in TOOLRUN_DATA_DIR)."""
+    if url.startswith("sqlite"):
+        database = make_url(url).database
+        if database and database != ":memory:":
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+
+
+class Database:
+    """The engines of one database URL and the transactions opened on them."""
+
+    def __init__(self, url: str, *, pool_size: int = 10, max_overflow: int = 30) -> None:
+        self.url = url
+        self.is_sqlite = url.startswith("sqlite")
+        if self.is_sqlite:
+            ensure_sqlite_directory(url)
+            self.engine = _sqlite_engine(url, begin="BEGIN IMMEDIATE")
+            self.read_engine = _sqlite_engine(url, begin="BEGIN")
+        else:
+            self.engine = create_async_engine(
+                url, pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=False
+            )
+            self.read_engine = self.engine
+        self._write_sessions = async_sessionmaker(
+            self.engine, class_=WriteSession, expire_on_commit=False
+        )
+        self._read_sessions = async_sessionmaker(
+            self.read_engine, class_=ReadSession, expire_on_commit=False
+        )
+
+    @property
+    def dialect(self) -> str:
+        return "sqlite" if self.is_sqlite else "postgresql"
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[WriteSession]:
+        """One transaction that commits at the end of the block, or rolls back on an exception."""
+        async with self._write_sessions() as session, session.begin():
+            yield session
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[ReadSession]:
+        """A session whose transaction (begun by the first query) is rolled back at the end."""
+        async with self._read_sessions() as session:
+            yield session
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()
+        if self.read_engine is not self.engine:
+            await self.read_engine.dispose()

@@ -1,0 +1,175 @@
+"""The job queue's statements and wake-up, one function per statement.
+
+The ``jobs`` table is the queue. Claiming takes the oldest queued job whose
+deadline is ahead: ``FOR UPDATE SKIP LOCKED`` on PostgreSQL, so concurrent
+workers never wait on each other's rows; on SQLite the ``BEGIN IMMEDIATE`` of
+the write transaction serialises claims. Wake-up: a ``NOTIFY`` sent from the
+inserting transaction (delivered only at commit) and an in-process event; a
+worker also polls, so a lost notification delays a job but never strands it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, select, text, update
+from sqlalchemy.engine import make_url
+
+from toolrun.db.dialect import dialect_name
+from toolrun.db.engine import WriteSession
+from toolrun.db.tables import Job, JobStatus
+
+CHANNEL = "toolrun_jobs"
+log = logging.getLogger("toolrun.queue")
+
+
+async def claim(
+    session: WriteSession, *, worker_id: str, now: datetime, lease: timedelta
+) -> Job | None:
+    """Take the oldest runnable queued job: running, one more attempt, leased to ``worker_id``."""
+    oldest = (
+        select(Job.id)
+        .where(Job.status == JobStatus.QUEUED, Job.deadline_at > now)
+        .order_by(Job.created_at)
+        .limit(1)
+        .with_for_update(skip_locked=True)
+        .scalar_subquery()
+    )
+    statement = (
+        update(Job)
+        .where(Job.id == oldest, Job.status == JobStatus.QUEUED)
+        .values(
+            status=JobStatus.RUNNING,
+            attempts=Job.attempts + 1,
+            worker_id=worker_id,
+            lease_expires_at=now + lease,
+            started_at=now,
+        )
+        .returning(Job)
+        .execution_options(synchronize_session=False, populate_existing=True)
+    )
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def renew_leases(
+    session: WriteSession, *, job_ids: list[str], worker_id: str, now: datetime, lease: timedelta
+) -> set[str]:
+    """Extend the leases this worker still holds; returns the ids it still holds."""
+    if not job_ids:
+        return set()
+    result = await session.execute(
+        update(Job)
+        .where(Job.id.in_(job_ids), Job.worker_id == worker_id, Job.status == JobStatus.RUNNING)
+        .values(lease_expires_at=now + lease)
+        .returning(Job.id)
+        .execution_options(synchronize_session=False, populate_existing=True)
+    )
+    return set(result.scalars())
+
+
+async def finish(
+    session: WriteSession,
+    *,
+    job_id: str,
+    worker_id: str | None,
+    values: dict[str, Any],
+    from_statuses: tuple[JobStatus, ...] = (JobStatus.RUNNING,),
+) -> Job | None:
+    """Move a job out of ``from_statuses`` (held by ``worker_id`` when given); None if it was not."""
+    conditions = [Job.id == job_id, Job.status.in_(from_statuses)]
+    if worker_id is not None:
+        conditions.append(Job.worker_id == worker_id)
+    statement = (
+        update(Job)
+        .where(*conditions)
+        .values(**values)
+        .returning(Job)
+        .execution_options(synchronize_session=False, populate_existing=True)
+    )
+    return (await session.execute(statement)).scalar_one_or_none()
+
+
+async def past_deadline(session: WriteSession, *, now: datetime, limit: int = 100) -> list[str]:
+    """Ids of unfinished jobs whose deadline has passed."""
+    result = await session.scalars(
+        select(Job.id)
+        .where(Job.status.in_((JobStatus.QUEUED, JobStatus.RUNNING)), Job.deadline_at <= now)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    return list(result)
+
+
+async def lease_expired(session: WriteSession, *, now: datetime, limit: int = 100) -> list[Job]:
+    """Running jobs whose worker stopped renewing its lease before their deadline."""
+    result = await session.scalars(
+        select(Job)
+        .where(
+            Job.status == JobStatus.RUNNING,
+            Job.lease_expires_at < now,
+            Job.deadline_at > now,
+        )
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    return list(result)
+
+
+async def requeue(session: WriteSession, *, job_id: str, worker_id: str | None) -> bool:
+    """Put a running job back in the queue (its worker died or is shutting down)."""
+    conditions = [Job.id == job_id, Job.status == JobStatus.RUNNING]
+    if worker_id is not None:
+        conditions.append(Job.worker_id == worker_id)
+    result = await session.execute(
+        update(Job)
+        .where(and_(*conditions))
+        .values(status=JobStatus.QUEUED, worker_id=None, lease_expires_at=None)
+        .returning(Job.id)
+        .execution_options(synchronize_session=False, populate_existing=True)
+    )
+    return result.first() is not None
+
+
+async def send_wakeup(session: WriteSession) -> None:
+    """Ask listening workers to claim; PostgreSQL delivers it when the transaction commits."""
+    if dialect_name(session) == "postgresql":
+        await session.execute(text("SELECT pg_notify(:channel, '')"), {"channel": CHANNEL})
+
+
+class Wakeup:
+    """Wakes a worker loop: set in-process after a commit, or by a PostgreSQL notification."""
+
+    def __init__(self) -> None:
+        self._event = asyncio.Event()
+        self._connection: Any = None
+
+    def notify_local(self) -> None:
+        self._event.set()
+
+    async def wait(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._event.wait(), seconds)
+        self._event.clear()
+
+    async def listen(self, database_url: str) -> None:
+        """Subscribe to the NOTIFY channel (PostgreSQL only; a no-op on SQLite)."""
+        if not database_url.startswith("postgresql"):
+            return
+        import asyncpg
+
+        dsn = make_url(database_url).set(drivername="postgresql")
+        self._connection = await asyncpg.connect(dsn.render_as_string(hide_password=False))
+        await self._connection.add_listener(CHANNEL, self._on_notification)
+
+    def _on_notification(self, *_: Any) -> None:
+        self._event.set()
+
+    async def close(self) -> None:
+        if self._connection is not None:
+            with contextlib.suppress(Exception):
+                await self._connection.close()
+            self._connection = None

@@ -1,0 +1,187 @@
+"""Keywords (most frequent terms and two-word phrases) and keyword stuffing.
+
+Density = occurrences / words of server-rendered text (the first 20,000 words). A single term above
+2.5% on a page of at least 300 words warns (geo-optimizer's stuffing
+threshold); the top terms are always reported.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import pairwise
+from typing import Any
+
+from toolrun.tools.web.checks import make
+from toolrun.tools.web.models import Check
+from toolrun.tools.web.site import Site
+
+STUFFING_DENSITY = 0.025
+MIN_WORDS = 300
+TOP = 10
+TERM_WINDOW = 20_000  # density is measured on the first 20,000 words (a sample, for speed)
+PHRASE_WINDOW = 5_000  # two-word phrases are counted over the first 5,000 words
+_PUNCTUATION = ".,;:!?()[]{}\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u2026-\u2013\u2014/|*#"
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "can",
+        "do",
+        "for",
+        "from",
+        "has",
+        "have",
+        "he",
+        "her",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "just",
+        "more",
+        "most",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "out",
+        "she",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "up",
+        "us",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+        "about",
+        "after",
+        "all",
+        "also",
+        "any",
+        "been",
+        "before",
+        "being",
+        "both",
+        "each",
+        "few",
+        "other",
+        "over",
+        "own",
+        "same",
+        "some",
+        "such",
+        "only",
+        "very",
+        "would",
+        "could",
+        "should",
+        "may",
+        "might",
+        "must",
+        "here",
+        "le",
+        "la",
+        "les",
+        "de",
+        "des",
+        "du",
+        "un",
+        "une",
+        "et",
+        "en",
+        "est",
+        "der",
+        "die",
+        "das",
+        "und",
+        "ist",
+        "ein",
+        "eine",
+        "el",
+        "los",
+        "las",
+        "y",
+        "es",
+    ]
+)
+
+
+def _terms(words: list[str]) -> Counter[str]:
+    raw = Counter(map(str.lower, words[:TERM_WINDOW]))
+    terms: Counter[str] = Counter()
+    for token, count in raw.items():
+        term = token.strip(_PUNCTUATION)
+        if len(term) > 2 and term not in STOPWORDS and not term.isdigit():
+            terms[term] += count
+    return terms
+
+
+def _phrases(words: list[str], limit: int = PHRASE_WINDOW) -> Counter[str]:
+    cleaned = [w.lower().strip(_PUNCTUATION) for w in words[:limit]]
+    return Counter(
+        f"{a} {b}"
+        for a, b in pairwise(cleaned)
+        if len(a) > 2 and len(b) > 2 and a not in STOPWORDS and b not in STOPWORDS
+    )
+
+
+def check_keywords(site: Site) -> Check | None:
+    words = site.page.words
+    if not words:
+        return None
+    terms = _terms(words)
+    total = min(len(words), TERM_WINDOW)
+    top: list[dict[str, Any]] = [
+        {"term": term, "count": count, "densityPercent": round(100 * count / total, 2)}
+        for term, count in terms.most_common(TOP)
+    ]
+    phrases = [{"phrase": p, "count": c} for p, c in _phrases(words).most_common(TOP) if c > 1]
+    value = {"words": len(words), "sampledWords": total, "terms": top, "phrases": phrases}
+    stuffed = [t for t in top if total >= MIN_WORDS and t["count"] / total > STUFFING_DENSITY]
+    if stuffed:
+        listed = ", ".join(f"{t['term']!r} {t['densityPercent']}%" for t in stuffed[:3])
+        return make(
+            "keywords",
+            "Possible keyword stuffing",
+            "warn",
+            value,
+            f"{listed} of all words (above {STUFFING_DENSITY:.1%}).",
+            "Write naturally; vary wording instead of repeating the keyword.",
+        )
+    lead = ", ".join(t["term"] for t in top[:5])
+    return make("keywords", "Main terms", "info", value, f"Most frequent terms: {lead}.")

@@ -1,0 +1,221 @@
+"""Image jobs end to end: upload, create the job, run it, read the generated asset and its file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.api.uploadkit import (  # noqa: F401  (fixtures)
+    account,
+    files_app,
+    files_client,
+    other_account,
+    png_bytes,
+    store,
+    uploaded,
+)
+from tests.conftest import Clock
+from tests.factories import AccountWithKey
+from tests.jobkit import money, running_worker, wait_for_status
+from tests.servers.s3 import s3_bucket, s3_env, s3_server  # noqa: F401  (fixtures)
+from toolrun.config import Settings
+from toolrun.db.engine import Database
+from toolrun.storage import Storage
+from toolrun.tools.image.vips import pyvips
+from toolrun.worker.assets import assets_factory
+
+
+def worker_services(
+    db: Database, store: Storage, settings: Settings, clock: Clock
+) -> dict[str, Any]:
+    factory = assets_factory(db=db, storage=store, settings=settings, clock=clock)
+    return {"storage": store, "assets_factory": factory}
+
+
+async def run_image_job(
+    client: httpx.AsyncClient,
+    account: AccountWithKey,
+    db: Database,
+    store: Storage,
+    settings: Settings,
+    clock: Clock,
+    action: str,
+    body: dict[str, Any],
+) -> dict[str, Any]:
+    created = await client.post(
+        f"/openapi/image-tools/{action}", json=body, headers=account.headers
+    )
+    assert created.status_code == 202, created.text
+    job_id = created.json()["data"]["id"]
+    async with running_worker(
+        settings, db, clock=clock, services=worker_services(db, store, settings, clock)
+    ):
+        await wait_for_status(db, job_id, within_s=30)
+    response = await client.get(f"/openapi/jobs/{job_id}", headers=account.headers)
+    data: dict[str, Any] = response.json()["data"]
+    return data
+
+
+@pytest.mark.parametrize("store", ["file", "s3"], indirect=True)
+async def test_convert_makes_a_generated_asset_with_its_file(
+    files_client: httpx.AsyncClient,
+    account: AccountWithKey,
+    db: Database,
+    store: Storage,
+    settings: Settings,
+    clock: Clock,
+) -> None:
+    source = await uploaded(files_client, account, png_bytes(40, 30))
+    job = await run_image_job(
+        files_client, account, db, store, settings, clock,
+        "convert", {"taskId": source["taskId"], "format": "webp", "quality": 70},
+    )  # fmt: skip
+    assert job["status"] == "succeeded", job["error"]
+    result = job["result"]
+    assert result["kind"] == "generated"
+    assert result["sourceTaskId"] == source["taskId"]
+    assert result["taskId"] != source["taskId"]
+    assert (result["mimeType"], result["extension"]) == ("image/webp", "webp")
+    assert (result["width"], result["height"]) == (40, 30)
+    assert result["options"]["format"] == "webp"
+    output = await files_client.get(
+        f"/openapi/uploads/tasks/{result['taskId']}/file", headers=account.headers
+    )
+    assert output.status_code == 200
+    decoded = pyvips.Image.new_from_buffer(output.content, "")
+    assert (decoded.width, decoded.height) == (40, 30)
+    assert decoded.get("vips-loader").startswith("webp")
+    original = await files_client.get(
+        f"/openapi/uploads/tasks/{result['taskId']}/file?role=input", headers=account.headers
+    )
+    assert original.content == png_bytes(40, 30)
+    meta = await files_client.get(
+        f"/openapi/uploads/tasks/{result['taskId']}/meta", headers=account.headers
+    )
+    assert meta.json()["data"]["kind"] == "generated"
+    assert (await money(db, account.id))[0] == 9
+
+
+async def test_generic_jobs_route_runs_image_actions(
+    files_client: httpx.AsyncClient,
+    account: AccountWithKey,
+    db: Database,
+    store: Storage,
+    settings: Settings,
+    clock: Clock,
+) -> None:
+    source = await uploaded(files_client, account, png_bytes(64, 32))
+    created = await files_client.post(
+        "/openapi/jobs",
+        json={
+            "kind": "image",
+            "action": "resize",
+            "payload": {"taskId": source["taskId"], "width": 16},
+        },
+        headers=account.headers,
+    )
+    assert created.status_code == 202, created.text
+    job_id = created.json()["data"]["id"]
+    async with running_worker(
+        settings, db, clock=clock, services=worker_services(db, store, settings, clock)
+    ):
+        job = await wait_for_status(db, job_id, within_s=30)
+    assert job.result is not None
+    assert (job.result["width"], job.result["height"]) == (16, 8)
+
+
+async def test_a_crop_outside_the_image_fails_with_400_and_a_refund(
+    files_client: httpx.AsyncClient,
+    account: AccountWithKey,
+    db: Database,
+    store: Storage,
+    settings: Settings,
+    clock: Clock,
+) -> None:
+    source = await uploaded(files_client, account, png_bytes(10, 10))
+    job = await run_image_job(
+        files_client, account, db, store, settings, clock,
+        "crop", {"taskId": source["taskId"], "left": 5, "top": 5, "width": 10, "height": 10},
+    )  # fmt: skip
+    assert (job["status"], job["error"]["code"], job["creditsRefunded"]) == ("failed", 400, True)
+    assert (await money(db, account.id))[0] == 10
+
+
+@pytest.mark.parametrize(
+    "task_id",
+    ["2f1c3b7e-8a5d-4c1e-9b2a-6d7e8f901234", "not-an-id"],
+)
+async def test_an_unknown_source_is_400_with_no_job_and_no_charge(
+    files_client: httpx.AsyncClient, account: AccountWithKey, db: Database, task_id: str
+) -> None:
+    response = await files_client.post(
+        "/openapi/image-tools/convert",
+        json={"taskId": task_id, "format": "png"},
+        headers=account.headers,
+    )
+    assert response.status_code == 400
+    assert response.json()["data"]["errors"][0]["field"] == "taskId"
+    assert (await money(db, account.id))[0] == 10
+
+
+async def test_another_accounts_upload_is_400(
+    files_client: httpx.AsyncClient,
+    account: AccountWithKey,
+    other_account: AccountWithKey,
+    db: Database,
+) -> None:
+    theirs = await uploaded(files_client, other_account, png_bytes())
+    response = await files_client.post(
+        "/openapi/image-tools/ico", json={"taskId": theirs["taskId"]}, headers=account.headers
+    )
+    assert response.status_code == 400
+    assert (await money(db, account.id))[0] == 10
+
+
+@pytest.mark.parametrize(
+    ("action", "body", "field"),
+    [
+        ("convert", {"format": "gif"}, "format"),
+        ("convert", {"format": "png", "quality": 101}, "quality"),
+        ("convert", {"format": "png", "background": "red"}, "background"),
+        ("compress", {}, "quality"),
+        ("resize", {"width": 0}, "width"),
+        ("resize", {"width": 100000, "height": 100000}, "width"),
+        ("crop", {"left": 0, "top": 0, "width": 1}, "height"),
+        ("ico", {"sizes": [8]}, "sizes.0"),
+        ("ico", {"sizes": []}, "sizes"),
+    ],
+)
+async def test_invalid_image_options_are_400(
+    files_client: httpx.AsyncClient,
+    account: AccountWithKey,
+    action: str,
+    body: dict[str, Any],
+    field: str,
+) -> None:
+    source = await uploaded(files_client, account, png_bytes())
+    response = await files_client.post(
+        f"/openapi/image-tools/{action}",
+        json={"taskId": source["taskId"], **body},
+        headers=account.headers,
+    )
+    assert response.status_code == 400, response.text
+    assert field in [error["field"] for error in response.json()["data"]["errors"]]
+
+
+async def test_catalog_lists_the_image_actions(
+    files_client: httpx.AsyncClient, account: AccountWithKey
+) -> None:
+    items = (await files_client.get("/openapi/tools", headers=account.headers)).json()["data"][
+        "items"
+    ]
+    paths = {item["slug"]: item["path"] for item in items if item["category"] == "image"}
+    assert paths == {
+        "image-convert": "/openapi/image-tools/convert",
+        "image-compress": "/openapi/image-tools/compress",
+        "image-resize": "/openapi/image-tools/resize",
+        "image-crop": "/openapi/image-tools/crop",
+        "image-ico": "/openapi/image-tools/ico",
+    }
