@@ -15,6 +15,7 @@ from fastapi import FastAPI
 
 from toolrun.api.app import create_app
 from toolrun.api.context import AppContext
+from toolrun.client.commands import register as register_client_commands
 from toolrun.config import ConfigError, Settings, load_settings
 from toolrun.core import accounts, keys
 from toolrun.core.clock import isoformat, system_clock
@@ -310,6 +311,10 @@ def keys_revoke(key_id: str) -> None:
 
     _with_database(work)
     typer.echo(f"key {key_id} revoked", err=True)
+
+
+# the HTTP client commands (call, upload, image, credits, jobs) after the operator's own
+register_client_commands(app)
 
 
 def main() -> None:
