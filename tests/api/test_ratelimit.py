@@ -104,3 +104,22 @@ async def test_concurrent_requests_never_exceed_the_limit(
         *(limited.get("/openapi/credits", headers=account.headers) for _ in range(12))
     )
     assert sorted(r.status_code for r in responses) == [200] * 3 + [429] * 9
+
+
+async def test_the_key_is_checked_and_counted_before_the_body_is_read(
+    limited: httpx.AsyncClient, db: Database, settings: Settings
+) -> None:
+    account = await create_account(db, settings)
+    broken = {"Content-Type": "application/json"}
+    path = "/openapi/tools/dns-lookup/execute"
+    unkeyed = await limited.post(path, content=b"{not json", headers=broken)
+    assert unkeyed.status_code == 401
+    keyed = await limited.post(path, content=b"{not json", headers={**account.headers, **broken})
+    assert keyed.status_code == 400
+    assert keyed.headers["X-RateLimit-Remaining"] == "2"
+    for _ in range(2):
+        await limited.get("/openapi/credits", headers=account.headers)
+    over = await limited.post(path, content=b"{not json", headers={**account.headers, **broken})
+    assert over.status_code == 429
+    share = await limited.post("/openapi/mermaid/share", content=b"--x\r\n", headers=broken)
+    assert share.status_code == 401

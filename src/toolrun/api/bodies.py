@@ -14,21 +14,22 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi.routing import APIRoute
 from python_multipart.multipart import parse_options_header
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toolrun.api.deps import KeyedRoute
 from toolrun.core.errors import InvalidInput
 
 
-def capped_body_route(max_bytes: int) -> type[APIRoute]:
-    """A route class refusing (400) a body whose Content-Length is over ``max_bytes``,
-    before any of it is read; a body without one is cut off at ``max_bytes``."""
+def capped_body_route(max_bytes: int) -> type[KeyedRoute]:
+    """A keyed route class refusing (400) a body whose Content-Length is over ``max_bytes``,
+    after the key check and before any of the body is read; a body without one is cut off
+    at ``max_bytes``."""
 
-    class CappedBodyRoute(APIRoute):
-        def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-            handler = super().get_route_handler()
+    class CappedBodyRoute(KeyedRoute):
+        def body_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+            handler = super().body_handler()
 
             async def capped(request: Request) -> Response:
                 declared = request.headers.get("content-length")

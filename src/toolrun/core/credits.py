@@ -13,7 +13,8 @@ from datetime import date, datetime, timedelta
 from enum import StrEnum
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import case, select, update
+from sqlalchemy import bindparam, case, exists, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from toolrun.config import Settings
 from toolrun.core.errors import InsufficientCredits, NotFound
@@ -245,17 +246,30 @@ class CreditSummary:
     time_zone: str
 
 
+_SUMMARY = select(
+    Account.balance,
+    Account.is_anonymous,
+    Account.anonymous_spent,
+    Account.anonymous_limit,
+    exists()
+    .where(CheckIn.account_id == Account.id, CheckIn.day == bindparam("day"))
+    .label("checked_in"),
+).where(Account.id == bindparam("account_id"))
+
+
 async def summary(
-    session: ReadSession | WriteSession, *, account_id: str, now: datetime, settings: Settings
+    connection: AsyncConnection | AsyncSession,
+    *,
+    account_id: str,
+    now: datetime,
+    settings: Settings,
 ) -> CreditSummary:
-    account = await session.get(Account, account_id, populate_existing=True)
+    """The credit summary in one statement (a ``Database.statement`` connection or a session)."""
+    account = (
+        await connection.execute(_SUMMARY, {"account_id": account_id, "day": check_in_day(now)})
+    ).first()
     if account is None:
         raise NotFound(f"account {account_id} not found")
-    checked_in = await session.scalar(
-        select(CheckIn.account_id).where(
-            CheckIn.account_id == account_id, CheckIn.day == check_in_day(now)
-        )
-    )
     anonymous = account.is_anonymous
     remaining = max(0, account.anonymous_limit - account.anonymous_spent) if anonymous else None
     return CreditSummary(
@@ -265,7 +279,7 @@ async def summary(
         anonymous_spend_limit=account.anonymous_limit if anonymous else 0,
         anonymous_remaining=remaining,
         registration_required=anonymous and remaining == 0,
-        checked_in_today=checked_in is not None,
+        checked_in_today=bool(account.checked_in),
         daily_reward=settings.daily_checkin_credits,
         signup_reward=settings.signup_credits,
         tool_cost=TOOL_COST,

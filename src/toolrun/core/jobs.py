@@ -14,7 +14,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from toolrun.config import Settings
 from toolrun.core import credits
@@ -150,13 +151,29 @@ def _parse_id(job_id: str) -> str | None:
         return None
 
 
-async def get(session: ReadSession | WriteSession, *, account_id: str, job_id: str) -> Job:
-    """The caller's job; 404 for an unknown, foreign or malformed id alike."""
+_JOB_OF_ACCOUNT = select(Job.__table__).where(
+    Job.__table__.c.id == bindparam("job_id"),
+    Job.__table__.c.account_id == bindparam("account_id"),
+)
+
+
+async def get(connection: AsyncConnection | AsyncSession, *, account_id: str, job_id: str) -> Job:
+    """The caller's job as it is now; 404 for an unknown, foreign or malformed id alike.
+
+    One statement on a ``Database.statement`` connection or in a session's transaction;
+    the returned ``Job`` is a detached copy of the row.
+    """
     parsed = _parse_id(job_id)
-    job = await session.get(Job, parsed, populate_existing=True) if parsed else None
-    if job is None or job.account_id != account_id:
+    row = (
+        (await connection.execute(_JOB_OF_ACCOUNT, {"job_id": parsed, "account_id": account_id}))
+        .mappings()
+        .first()
+        if parsed
+        else None
+    )
+    if row is None:
         raise NotFound(f"job {job_id} not found")
-    return job
+    return Job(**row)
 
 
 async def list_recent(session: ReadSession, *, account_id: str) -> list[Job]:

@@ -12,10 +12,11 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import select, update
 
-from toolrun.core.errors import InvalidInput, NotFound, Unauthenticated
+from toolrun.core.errors import InvalidInput, NotFound
 from toolrun.db.engine import ReadSession, WriteSession
 from toolrun.db.tables import Account, ApiKey
 
@@ -54,27 +55,15 @@ async def create_key(
     return NewKey(key=key, raw=raw)
 
 
-async def authenticate(session: ReadSession | WriteSession, raw_key: str, now: datetime) -> Account:
-    """The account a key belongs to; ``Unauthenticated`` for any key that must not be let in."""
-    if not KEY_PATTERN.match(raw_key):
-        raise Unauthenticated("API key is malformed: expected trk_ followed by 43 characters")
-    row = (
-        await session.execute(
-            select(ApiKey, Account)
-            .join(Account, Account.id == ApiKey.account_id)
-            .where(ApiKey.key_hash == hash_key(raw_key))
-        )
-    ).first()
-    if row is None:
-        raise Unauthenticated("API key is not valid")
-    key, account = row
-    if key.revoked_at is not None:
-        raise Unauthenticated("API key has been revoked")
-    if key.expires_at is not None and key.expires_at <= now:
-        raise Unauthenticated("API key has expired")
-    if account.disabled:
-        raise Unauthenticated("account is disabled")
-    return account
+def refusal(row: Any, now: datetime) -> str | None:
+    """Why a key (``revoked_at``, ``expires_at``, and its account's ``disabled``) is refused, if it is."""
+    if row.revoked_at is not None:
+        return "API key has been revoked"
+    if row.expires_at is not None and row.expires_at <= now:
+        return "API key has expired"
+    if row.disabled:
+        return "account is disabled"
+    return None
 
 
 async def list_keys(session: ReadSession, *, account_id: str) -> list[ApiKey]:

@@ -1,8 +1,8 @@
 """The per-account request limit: a counter per UTC calendar minute, kept in the shared database.
 
-One upsert per request (``INSERT .. ON CONFLICT DO UPDATE SET count = count + 1
-RETURNING count``) is atomic on both backends, so every API process sees one
-count per account and minute.
+``core.access`` counts each request with one upsert (``INSERT .. ON CONFLICT DO
+UPDATE SET count = count + 1 RETURNING count``), atomic on both backends, so
+every API process sees one count per account and minute.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import delete
 
-from toolrun.db.dialect import upsert_insert
 from toolrun.db.engine import WriteSession
 from toolrun.db.tables import RateLimitWindow
 
@@ -41,25 +40,6 @@ class RateLimitStatus:
 
 def window_start(now: datetime) -> datetime:
     return now.replace(second=0, microsecond=0)
-
-
-async def hit(
-    session: WriteSession, *, account_id: str, now: datetime, limit: int
-) -> RateLimitStatus:
-    """Count one request of the account in the current minute."""
-    start = window_start(now)
-    table = RateLimitWindow.__table__
-    statement = (
-        upsert_insert(session, RateLimitWindow)
-        .values(account_id=account_id, window_start=start, count=1)
-        .on_conflict_do_update(
-            index_elements=[table.c.account_id, table.c.window_start],
-            set_={"count": table.c.count + 1},
-        )
-        .returning(table.c.count)
-    )
-    count = (await session.execute(statement)).scalar_one()
-    return RateLimitStatus(limit=limit, count=count, reset_at=start + WINDOW)
 
 
 async def purge_old_windows(session: WriteSession, *, now: datetime) -> int:

@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
@@ -77,6 +78,8 @@ class Database:
                 url, pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=False
             )
             self.read_engine = self.engine
+        # the same pool; each checkout runs without BEGIN/COMMIT (asyncpg: a client-side flag)
+        self._autocommit_engine = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         self._write_sessions = async_sessionmaker(
             self.engine, class_=WriteSession, expire_on_commit=False
         )
@@ -99,6 +102,23 @@ class Database:
         """A session whose transaction (begun by the first query) is rolled back at the end."""
         async with self._read_sessions() as session:
             yield session
+
+    @asynccontextmanager
+    async def statement(self, *, write: bool) -> AsyncIterator[AsyncConnection]:
+        """A connection for work that is one SQL statement, on the hot path of every request.
+
+        PostgreSQL: autocommit, so the statement is its own transaction: one round
+        trip, and the row locks it takes are released the moment it ends. SQLite:
+        a transaction like ``write()``/``read()`` (a write starts ``BEGIN IMMEDIATE``),
+        where a few statements cost no round trips.
+        """
+        if not self.is_sqlite:
+            async with self._autocommit_engine.connect() as connection:
+                yield connection
+            return
+        engine = self.engine if write else self.read_engine
+        async with engine.connect() as connection, connection.begin():
+            yield connection
 
     async def dispose(self) -> None:
         await self.engine.dispose()

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from starlette.responses import Response
 
-from toolrun.api.deps import Context, CurrentAccount
+from toolrun.api.deps import Context, CurrentAccount, KeyedRoute
 from toolrun.api.envelope import ok
 from toolrun.api.schemas import (
     ERROR_RESPONSES,
@@ -20,15 +20,17 @@ from toolrun.api.schemas import (
 )
 from toolrun.core import credits
 
-router = APIRouter(prefix="/openapi/credits", tags=["credits"], responses=ERROR_RESPONSES)
+router = APIRouter(
+    prefix="/openapi/credits", tags=["credits"], responses=ERROR_RESPONSES, route_class=KeyedRoute
+)
 
 
 @router.get("", response_model=Envelope[CreditSummaryData])
 async def get_credits(account: CurrentAccount, context: Context) -> Response:
     """The account's balance, anonymous allowance and check-in state."""
-    async with context.db.read() as session:
+    async with context.db.statement(write=False) as connection:
         summary = await credits.summary(
-            session, account_id=account.id, now=context.clock(), settings=context.settings
+            connection, account_id=account.id, now=context.clock(), settings=context.settings
         )
     return ok(summary_data(summary))
 

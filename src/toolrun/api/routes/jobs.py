@@ -8,7 +8,7 @@ from fastapi import APIRouter, Body
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
-from toolrun.api.deps import Context, CurrentAccount
+from toolrun.api.deps import Context, CurrentAccount, KeyedRoute
 from toolrun.api.envelope import ok
 from toolrun.api.schemas import (
     CREATE_RESPONSES,
@@ -23,7 +23,9 @@ from toolrun.api.submission import IdempotencyKeyHeader, submit, validate_payloa
 from toolrun.core import jobs
 from toolrun.core.errors import InvalidInput
 
-router = APIRouter(prefix="/openapi/jobs", tags=["jobs"], responses=ERROR_RESPONSES)
+router = APIRouter(
+    prefix="/openapi/jobs", tags=["jobs"], responses=ERROR_RESPONSES, route_class=KeyedRoute
+)
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorEnvelope, "description": "job not found or not the caller's"}
 }
@@ -72,8 +74,8 @@ async def list_jobs(account: CurrentAccount, context: Context) -> Response:
 @router.get("/{job_id}", response_model=Envelope[JobData], responses=NOT_FOUND)
 async def get_job(job_id: str, account: CurrentAccount, context: Context) -> Response:
     """One job in any state; a failed job answers 200 with the reason in `error`."""
-    async with context.db.read() as session:
-        job = await jobs.get(session, account_id=account.id, job_id=job_id)
+    async with context.db.statement(write=False) as connection:
+        job = await jobs.get(connection, account_id=account.id, job_id=job_id)
     return ok(job_data(job, poll_after_ms=context.settings.poll_after_ms))
 
 

@@ -10,7 +10,7 @@ import orjson
 from fastapi import APIRouter, Body, Request
 from starlette.responses import Response
 
-from toolrun.api.deps import Context, CurrentAccount
+from toolrun.api.deps import Context, CurrentAccount, KeyedRoute
 from toolrun.api.envelope import ok
 from toolrun.api.routes.jobs import get_job
 from toolrun.api.schemas import CREATE_RESPONSES, ERROR_RESPONSES, Envelope, ErrorEnvelope, JobData
@@ -59,7 +59,7 @@ def _execute_route(definition: ToolDefinition) -> Any:
 
 
 def build_router(registry: Registry) -> APIRouter:
-    router = APIRouter(responses=ERROR_RESPONSES)
+    router = APIRouter(responses=ERROR_RESPONSES, route_class=KeyedRoute)
     for definition in registry:
         router.add_api_route(
             definition.path,
