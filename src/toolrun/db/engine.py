@@ -25,6 +25,10 @@ from sqlalchemy.ext.asyncio import (
 )
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+# Per process. Measured (bench.http_diagnose, docs/benchmarks.md): with 40 connections per
+# process PostgreSQL spent ~3 ms of CPU per keyed request in contention, with 8 ~0.35 ms; past
+# the pool, requests wait their turn in the process, which is cheaper than waiting in the server.
+POSTGRES_POOL_SIZE = 8
 
 
 class WriteSession(AsyncSession):
@@ -35,8 +39,8 @@ class ReadSession(AsyncSession):
     """A session inside a read-only transaction, rolled back when its block ends."""
 
 
-def _sqlite_engine(url: str, *, begin: str) -> AsyncEngine:
-    engine = create_async_engine(url, pool_size=8, max_overflow=24, pool_timeout=60)
+def _sqlite_engine(url: str, *, begin: str, connections: int) -> AsyncEngine:
+    engine = create_async_engine(url, pool_size=connections, max_overflow=0, pool_timeout=60)
 
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -66,13 +70,18 @@ def ensure_sqlite_directory(url: str) -> None:
 class Database:
     """The engines of one database URL and the transactions opened on them."""
 
-    def __init__(self, url: str, *, pool_size: int = 10, max_overflow: int = 30) -> None:
+    def __init__(
+        self, url: str, *, pool_size: int = POSTGRES_POOL_SIZE, max_overflow: int = 0
+    ) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
         if self.is_sqlite:
             ensure_sqlite_directory(url)
-            self.engine = _sqlite_engine(url, begin="BEGIN IMMEDIATE")
-            self.read_engine = _sqlite_engine(url, begin="BEGIN")
+            # SQLite has one writer at a time: with one write connection, writers of this
+            # process queue in the pool (in order, no sleeping) instead of in busy_timeout's
+            # back-off; WAL readers run beside it on their own connections.
+            self.engine = _sqlite_engine(url, begin="BEGIN IMMEDIATE", connections=1)
+            self.read_engine = _sqlite_engine(url, begin="BEGIN", connections=8)
         else:
             self.engine = create_async_engine(
                 url, pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=False
