@@ -16,6 +16,7 @@ from fastapi import FastAPI
 from toolrun.api.app import create_app
 from toolrun.api.context import AppContext
 from toolrun.client.commands import register as register_client_commands
+from toolrun.client.connection import MissingApiKey
 from toolrun.config import ConfigError, Settings, load_settings
 from toolrun.core import accounts, keys
 from toolrun.core.clock import isoformat, system_clock
@@ -24,6 +25,7 @@ from toolrun.db.engine import Database
 from toolrun.db.migrate import upgrade
 from toolrun.storage import open_storage
 from toolrun.tools.registry import default_registry
+from toolrun.worker.assets import worker_services
 from toolrun.worker.loop import Worker, run_until_stopped
 from toolrun.worker.sweeper import sweeper_task
 
@@ -94,7 +96,15 @@ def in_process_worker(context: AppContext) -> Worker:
         concurrency=context.settings.job_workers,
         clock=context.clock,
         wakeup=context.services["wakeup"],
-        services=context.services,
+        services={
+            **context.services,
+            **worker_services(
+                db=context.db,
+                storage=context.services["storage"],
+                settings=context.settings,
+                clock=context.clock,
+            ),
+        },
         maintenance=[sweeper_task(context.db, context.services["storage"], context.clock)],
     )
 
@@ -158,7 +168,9 @@ def worker(
                 db=database,
                 registry=default_registry(),
                 concurrency=concurrency or settings.job_workers or 1,
-                services={"storage": storage},
+                services=worker_services(
+                    db=database, storage=storage, settings=settings, clock=system_clock
+                ),
                 maintenance=[sweeper_task(database, storage, system_clock)],
             )
             await run_until_stopped(job_worker)
@@ -167,6 +179,19 @@ def worker(
             await database.dispose()
 
     asyncio.run(main())
+
+
+@app.command("mcp")
+def mcp_server() -> None:
+    """Serve the agent-tool server (MCP) on stdin/stdout: TOOLRUN_API_KEY, TOOLRUN_BASE_URL."""
+    from toolrun.mcp.stdio import remote_api, serve_stdio  # the MCP SDK is slow to import
+
+    try:
+        api = remote_api()
+    except MissingApiKey as exc:
+        raise _fail(str(exc)) from None
+    configure_logging("WARNING")
+    asyncio.run(serve_stdio(api))
 
 
 @app.command()

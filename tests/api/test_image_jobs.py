@@ -24,14 +24,7 @@ from toolrun.config import Settings
 from toolrun.db.engine import Database
 from toolrun.storage import Storage
 from toolrun.tools.image.vips import pyvips
-from toolrun.worker.assets import assets_factory
-
-
-def worker_services(
-    db: Database, store: Storage, settings: Settings, clock: Clock
-) -> dict[str, Any]:
-    factory = assets_factory(db=db, storage=store, settings=settings, clock=clock)
-    return {"storage": store, "assets_factory": factory}
+from toolrun.worker.assets import worker_services
 
 
 async def run_image_job(
@@ -50,7 +43,10 @@ async def run_image_job(
     assert created.status_code == 202, created.text
     job_id = created.json()["data"]["id"]
     async with running_worker(
-        settings, db, clock=clock, services=worker_services(db, store, settings, clock)
+        settings,
+        db,
+        clock=clock,
+        services=worker_services(db=db, storage=store, settings=settings, clock=clock),
     ):
         await wait_for_status(db, job_id, within_s=30)
     response = await client.get(f"/openapi/jobs/{job_id}", headers=account.headers)
@@ -119,7 +115,10 @@ async def test_generic_jobs_route_runs_image_actions(
     assert created.status_code == 202, created.text
     job_id = created.json()["data"]["id"]
     async with running_worker(
-        settings, db, clock=clock, services=worker_services(db, store, settings, clock)
+        settings,
+        db,
+        clock=clock,
+        services=worker_services(db=db, storage=store, settings=settings, clock=clock),
     ):
         job = await wait_for_status(db, job_id, within_s=30)
     assert job.result is not None

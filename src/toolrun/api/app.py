@@ -12,6 +12,7 @@ from typing import Protocol
 from fastapi import FastAPI
 
 from toolrun.api import errors
+from toolrun.api.agent_tools import mount_agent_tools
 from toolrun.api.context import AppContext
 from toolrun.api.metrics import HttpMetrics
 from toolrun.api.middleware import RequestMiddleware
@@ -85,7 +86,8 @@ def create_app(
         if worker is not None:
             background.append(asyncio.create_task(worker.run()))
         try:
-            yield
+            async with agent_tools.run():
+                yield
         finally:
             if worker is not None:
                 worker.stop()
@@ -117,5 +119,6 @@ def create_app(
     app.include_router(uploads.chunk_router)
     app.include_router(shares.router)
     app.include_router(shares.public_router)
+    agent_tools = mount_agent_tools(app, context)
     app.add_middleware(RequestMiddleware, metrics=metrics, clock=clock)
     return app

@@ -107,3 +107,13 @@ def assets_factory(
         )
 
     return for_account
+
+
+def worker_services(
+    *, db: Database, storage: Storage, settings: Settings, clock: Clock
+) -> dict[str, Any]:
+    """What a worker hands its tools: the store, and each job's image asset gateway."""
+    return {
+        "storage": storage,
+        "assets_factory": assets_factory(db=db, storage=storage, settings=settings, clock=clock),
+    }
