@@ -13,8 +13,8 @@ from starlette.responses import Response
 from toolrun.api.context import AppContext
 from toolrun.api.envelope import ok
 from toolrun.api.schemas import job_data
-from toolrun.core import credits, jobs, uploads
-from toolrun.core.errors import InvalidInput
+from toolrun.core import jobs, uploads
+from toolrun.core.errors import Conflict, InvalidInput
 from toolrun.db.tables import Account
 from toolrun.tools.base import ToolDefinition
 
@@ -113,15 +113,14 @@ async def submit(
                     idempotency_key=idempotency_key,
                     request_fingerprint=request_fingerprint,
                 )
-                balance = await credits.balance(session, account_id=account.id)
             break
         except jobs.IdempotencyRace:
             continue
     else:
-        raise InvalidInput("Idempotency-Key is in use by a concurrent request; retry")
+        raise Conflict("Idempotency-Key is in use by a concurrent request; retry")
     if not created.replayed:
         context.services["wakeup"].notify_local()
-    headers = {"X-Credits-Balance": str(balance), "X-Credits-Cost": "1"}
+    headers = {"X-Credits-Balance": str(created.balance), "X-Credits-Cost": "1"}
     if created.replayed:
         headers["Idempotent-Replayed"] = "true"
     data = job_data(created.job, poll_after_ms=context.settings.poll_after_ms)

@@ -13,14 +13,15 @@ from datetime import date, datetime, timedelta
 from enum import StrEnum
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import bindparam, case, exists, select, update
+from sqlalchemy import Integer, bindparam, case, exists, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from toolrun.config import Settings
 from toolrun.core.errors import InsufficientCredits, NotFound
+from toolrun.db.base import new_id
 from toolrun.db.dialect import upsert_insert
 from toolrun.db.engine import ReadSession, WriteSession
-from toolrun.db.tables import Account, CheckIn, LedgerEntry
+from toolrun.db.tables import Account, CheckIn, LedgerEntry, table_of
 
 CHECK_IN_ZONE = ZoneInfo("Asia/Shanghai")
 TOOL_COST = 1
@@ -61,6 +62,26 @@ async def grant(
     return await _append(session, account_id, reason, amount, balance, reference, operation, now)
 
 
+_cost = bindparam("cost", type_=Integer())
+_RESERVE = (
+    update(Account)
+    .where(
+        Account.id == bindparam("reserve_account_id"),
+        Account.balance >= _cost,
+        Account.is_anonymous.is_(False)
+        | (Account.anonymous_spent + _cost <= Account.anonymous_limit),
+    )
+    .values(
+        balance=Account.balance - _cost,
+        anonymous_spent=case(
+            (Account.is_anonymous.is_(True), Account.anonymous_spent + _cost),
+            else_=Account.anonymous_spent,
+        ),
+    )
+    .returning(Account.balance)
+)
+
+
 async def reserve(
     session: WriteSession,
     *,
@@ -69,28 +90,15 @@ async def reserve(
     operation: str,
     now: datetime,
     cost: int = TOOL_COST,
+    reason: Reason = Reason.TOOL_USE,
 ) -> LedgerEntry:
     """Take ``cost`` credits for one operation, or raise 402 and change nothing.
 
     The UPDATE's guard is the atomic check: concurrent reservations on one
     account serialise on its row and the last ones find the balance short.
     """
-    within_allowance = (Account.is_anonymous.is_(False)) | (
-        Account.anonymous_spent + cost <= Account.anonymous_limit
-    )
     balance = (
-        await session.execute(
-            update(Account)
-            .where(Account.id == account_id, Account.balance >= cost, within_allowance)
-            .values(
-                balance=Account.balance - cost,
-                anonymous_spent=case(
-                    (Account.is_anonymous.is_(True), Account.anonymous_spent + cost),
-                    else_=Account.anonymous_spent,
-                ),
-            )
-            .returning(Account.balance)
-        )
+        await session.execute(_RESERVE, {"reserve_account_id": account_id, "cost": cost})
     ).scalar_one_or_none()
     if balance is None:
         account = await session.get(Account, account_id)
@@ -101,9 +109,7 @@ async def reserve(
         raise InsufficientCredits(
             f"not enough credits: balance {account.balance}, this operation costs {cost}"
         )
-    return await _append(
-        session, account_id, Reason.TOOL_USE, -cost, balance, reference, operation, now
-    )
+    return await _append(session, account_id, reason, -cost, balance, reference, operation, now)
 
 
 async def refund(
@@ -154,6 +160,9 @@ async def refund(
     )
 
 
+_INSERT_ENTRY = insert(table_of(LedgerEntry))
+
+
 async def _append(
     session: WriteSession,
     account_id: str,
@@ -164,7 +173,9 @@ async def _append(
     operation: str | None,
     now: datetime,
 ) -> LedgerEntry:
+    """Write one ledger row (a Core insert: no unit of work on the hot path); returns it detached."""
     entry = LedgerEntry(
+        id=new_id(),
         account_id=account_id,
         reason=reason.value,
         amount=amount,
@@ -173,8 +184,19 @@ async def _append(
         operation=operation,
         created_at=now,
     )
-    session.add(entry)
-    await session.flush()
+    await session.execute(
+        _INSERT_ENTRY,
+        {
+            "id": entry.id,
+            "account_id": account_id,
+            "reason": entry.reason,
+            "amount": amount,
+            "balance_after": balance_after,
+            "reference": reference,
+            "operation": operation,
+            "created_at": now,
+        },
+    )
     return entry
 
 

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
-from sqlalchemy import bindparam, delete, select
+from sqlalchemy import bindparam, delete, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from toolrun.config import Settings
@@ -23,7 +23,7 @@ from toolrun.core.errors import Conflict, NotFound
 from toolrun.db import queue
 from toolrun.db.dialect import upsert_insert
 from toolrun.db.engine import ReadSession, WriteSession
-from toolrun.db.tables import Account, IdempotencyKey, Job, JobStatus
+from toolrun.db.tables import Account, IdempotencyKey, Job, JobStatus, table_of
 
 IDEMPOTENCY_RETENTION = timedelta(hours=24)
 MAX_ATTEMPTS = 3
@@ -57,6 +57,8 @@ def fingerprint(operation: str, payload: dict[str, Any]) -> str:
 class Created:
     job: Job
     replayed: bool
+    balance: int
+    """The account's balance after this request (a replay charges nothing)."""
 
 
 async def create(
@@ -88,7 +90,8 @@ async def create(
             job = await session.get(Job, existing.job_id, populate_existing=True)
             if job is None:
                 raise NotFound("the job of this Idempotency-Key no longer exists")
-            return Created(job=job, replayed=True)
+            balance = await credits.balance(session, account_id=account.id)
+            return Created(job=job, replayed=True, balance=balance)
         inserted = (
             await session.execute(
                 upsert_insert(session, IdempotencyKey)
@@ -108,27 +111,26 @@ async def create(
     reservation = await credits.reserve(
         session, account_id=account.id, reference=f"job:{job_id}", operation=action, now=now
     )
-    job = Job(
-        id=job_id,
-        account_id=account.id,
-        kind=kind,
-        action=action,
-        variant=variant,
-        status=JobStatus.QUEUED,
-        payload=payload,
-        result=None,
-        credit_cost=credits.TOOL_COST,
-        credits_refunded=False,
-        reservation_id=reservation.id,
-        attempts=0,
-        created_at=now,
-        deadline_at=now + timedelta(seconds=settings.job_timeout_s),
-    )
-    session.add(job)
-    await session.flush()
+    row = {
+        "id": job_id,
+        "account_id": account.id,
+        "kind": kind,
+        "action": action,
+        "variant": variant,
+        "status": JobStatus.QUEUED.value,
+        "payload": payload,
+        "result": None,
+        "credit_cost": credits.TOOL_COST,
+        "credits_refunded": False,
+        "reservation_id": reservation.id,
+        "attempts": 0,
+        "created_at": now,
+        "deadline_at": now + timedelta(seconds=settings.job_timeout_s),
+    }
+    await session.execute(_INSERT_JOB, row)
     if settings.job_wakeup == "notify":
         await queue.send_wakeup(session)
-    return Created(job=job, replayed=False)
+    return Created(job=Job(**row), replayed=False, balance=reservation.balance_after)
 
 
 async def _live_key(
@@ -151,6 +153,7 @@ def _parse_id(job_id: str) -> str | None:
         return None
 
 
+_INSERT_JOB = insert(table_of(Job))
 _JOB_OF_ACCOUNT = select(Job.__table__).where(
     Job.__table__.c.id == bindparam("job_id"),
     Job.__table__.c.account_id == bindparam("account_id"),

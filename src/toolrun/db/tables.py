@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     BigInteger,
@@ -16,6 +16,7 @@ from sqlalchemy import (
     Index,
     Integer,
     String,
+    Table,
     Text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
@@ -223,3 +224,8 @@ class Share(Base):
     extension: Mapped[str] = mapped_column(String(16))
     size: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+def table_of(model: type[Base]) -> Table:
+    """The Core table of a model, for statements that skip the ORM on hot paths."""
+    return cast(Table, model.__table__)
