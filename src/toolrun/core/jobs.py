@@ -22,7 +22,7 @@ from toolrun.core import credits
 from toolrun.core.errors import Conflict, NotFound
 from toolrun.db import queue
 from toolrun.db.dialect import upsert_insert
-from toolrun.db.engine import ReadSession, WriteSession
+from toolrun.db.engine import Executor, ReadSession, WriteSession
 from toolrun.db.tables import Account, IdempotencyKey, Job, JobStatus, table_of
 
 IDEMPOTENCY_RETENTION = timedelta(hours=24)
@@ -223,11 +223,14 @@ def _refunded_end(status: JobStatus, code: int, message: str, now: datetime) -> 
 
 
 async def succeed(
-    session: WriteSession, *, job_id: str, worker_id: str, result: dict[str, Any], now: datetime
+    connection: Executor, *, job_id: str, worker_id: str, result: dict[str, Any], now: datetime
 ) -> bool:
-    """Record a result; False if the job is no longer this worker's (reaped or requeued)."""
+    """Record a result; False if the job is no longer this worker's (reaped or requeued).
+
+    One statement: a ``Database.statement`` connection suffices.
+    """
     job = await queue.finish(
-        session,
+        connection,
         job_id=job_id,
         worker_id=worker_id,
         values={

@@ -39,6 +39,10 @@ class ReadSession(AsyncSession):
     """A session inside a read-only transaction, rolled back when its block ends."""
 
 
+Executor = AsyncConnection | AsyncSession
+"""What runs a Core statement: a ``Database.statement`` connection or a session."""
+
+
 def _sqlite_engine(url: str, *, begin: str, connections: int) -> AsyncEngine:
     engine = create_async_engine(url, pool_size=connections, max_overflow=0, pool_timeout=60)
 

@@ -16,43 +16,59 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, select, text, update
+from sqlalchemy import and_, bindparam, select, text, update
 from sqlalchemy.engine import make_url
 
+from toolrun.db.base import UTCDateTime
 from toolrun.db.dialect import dialect_name
-from toolrun.db.engine import WriteSession
-from toolrun.db.tables import Job, JobStatus
+from toolrun.db.engine import Executor, WriteSession
+from toolrun.db.tables import Job, JobStatus, table_of
 
 CHANNEL = "toolrun_jobs"
 log = logging.getLogger("toolrun.queue")
 
 
+_jobs = table_of(Job)
+_OLDEST_RUNNABLE = (
+    select(_jobs.c.id)
+    .where(_jobs.c.status == JobStatus.QUEUED.value, _jobs.c.deadline_at > bindparam("now"))
+    .order_by(_jobs.c.created_at)
+    .limit(1)
+    .with_for_update(skip_locked=True)
+    .scalar_subquery()
+)
+_CLAIM = (
+    update(_jobs)
+    .where(_jobs.c.id == _OLDEST_RUNNABLE, _jobs.c.status == JobStatus.QUEUED.value)
+    .values(
+        status=JobStatus.RUNNING.value,
+        attempts=_jobs.c.attempts + 1,
+        worker_id=bindparam("claimer"),
+        lease_expires_at=bindparam("lease_until", type_=UTCDateTime()),
+        started_at=bindparam("started_at", type_=UTCDateTime()),
+    )
+    .returning(*_jobs.c)
+)
+
+
 async def claim(
-    session: WriteSession, *, worker_id: str, now: datetime, lease: timedelta
+    connection: Executor, *, worker_id: str, now: datetime, lease: timedelta
 ) -> Job | None:
-    """Take the oldest runnable queued job: running, one more attempt, leased to ``worker_id``."""
-    oldest = (
-        select(Job.id)
-        .where(Job.status == JobStatus.QUEUED, Job.deadline_at > now)
-        .order_by(Job.created_at)
-        .limit(1)
-        .with_for_update(skip_locked=True)
-        .scalar_subquery()
-    )
-    statement = (
-        update(Job)
-        .where(Job.id == oldest, Job.status == JobStatus.QUEUED)
-        .values(
-            status=JobStatus.RUNNING,
-            attempts=Job.attempts + 1,
-            worker_id=worker_id,
-            lease_expires_at=now + lease,
-            started_at=now,
+    """Take the oldest runnable queued job: running, one more attempt, leased to ``worker_id``.
+
+    One statement: on a ``Database.statement`` connection it is its own transaction.
+    """
+    row = (
+        (
+            await connection.execute(
+                _CLAIM,
+                {"now": now, "claimer": worker_id, "lease_until": now + lease, "started_at": now},
+            )
         )
-        .returning(Job)
-        .execution_options(synchronize_session=False, populate_existing=True)
+        .mappings()
+        .first()
     )
-    return (await session.execute(statement)).scalar_one_or_none()
+    return None if row is None else Job(**row)
 
 
 async def renew_leases(
@@ -72,25 +88,23 @@ async def renew_leases(
 
 
 async def finish(
-    session: WriteSession,
+    connection: Executor,
     *,
     job_id: str,
     worker_id: str | None,
     values: dict[str, Any],
     from_statuses: tuple[JobStatus, ...] = (JobStatus.RUNNING,),
 ) -> Job | None:
-    """Move a job out of ``from_statuses`` (held by ``worker_id`` when given); None if it was not."""
-    conditions = [Job.id == job_id, Job.status.in_(from_statuses)]
+    """Move a job out of ``from_statuses`` (held by ``worker_id`` when given); None if it was not.
+
+    Returns a detached copy of the updated row.
+    """
+    conditions = [_jobs.c.id == job_id, _jobs.c.status.in_([s.value for s in from_statuses])]
     if worker_id is not None:
-        conditions.append(Job.worker_id == worker_id)
-    statement = (
-        update(Job)
-        .where(*conditions)
-        .values(**values)
-        .returning(Job)
-        .execution_options(synchronize_session=False, populate_existing=True)
-    )
-    return (await session.execute(statement)).scalar_one_or_none()
+        conditions.append(_jobs.c.worker_id == worker_id)
+    statement = update(_jobs).where(*conditions).values(**values).returning(*_jobs.c)
+    row = (await connection.execute(statement)).mappings().first()
+    return None if row is None else Job(**row)
 
 
 async def past_deadline(session: WriteSession, *, now: datetime, limit: int = 100) -> list[str]:

@@ -121,8 +121,10 @@ class Worker:
         return forget
 
     async def _claim(self) -> Job | None:
-        async with self.db.write() as session:
-            return await queue.claim(session, worker_id=self.id, now=self.clock(), lease=self.lease)
+        async with self.db.statement(write=True) as connection:
+            return await queue.claim(
+                connection, worker_id=self.id, now=self.clock(), lease=self.lease
+            )
 
     async def _run(self, job: Job) -> None:
         try:

@@ -97,18 +97,19 @@ async def run_job(
         result, failure = await execute(
             job, definition, settings=settings, clock=clock, services=services
         )
-    async with db.write() as session:
-        if failure is None:
-            assert result is not None
+    if failure is None:
+        assert result is not None
+        async with db.statement(write=True) as connection:
             await jobs.succeed(
-                session, job_id=job.id, worker_id=worker_id, result=result, now=clock()
+                connection, job_id=job.id, worker_id=worker_id, result=result, now=clock()
             )
-        else:
-            await jobs.fail(
-                session,
-                job_id=job.id,
-                worker_id=worker_id,
-                code=failure.code,
-                message=failure.message,
-                now=clock(),
-            )
+        return
+    async with db.write() as session:
+        await jobs.fail(
+            session,
+            job_id=job.id,
+            worker_id=worker_id,
+            code=failure.code,
+            message=failure.message,
+            now=clock(),
+        )
