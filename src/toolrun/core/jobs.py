@@ -229,19 +229,9 @@ async def succeed(
 
     One statement: a ``Database.statement`` connection suffices.
     """
-    job = await queue.finish(
-        connection,
-        job_id=job_id,
-        worker_id=worker_id,
-        values={
-            "status": JobStatus.SUCCEEDED,
-            "result": result,
-            "completed_at": now,
-            "worker_id": None,
-            "lease_expires_at": None,
-        },
+    return await queue.succeed(
+        connection, job_id=job_id, worker_id=worker_id, result=result, now=now
     )
-    return job is not None
 
 
 async def fail(

@@ -107,6 +107,32 @@ async def finish(
     return None if row is None else Job(**row)
 
 
+_SUCCEED = (
+    update(_jobs)
+    .where(
+        _jobs.c.id == bindparam("job_id"),
+        _jobs.c.status == JobStatus.RUNNING.value,
+        _jobs.c.worker_id == bindparam("holder"),
+    )
+    .values(
+        status=JobStatus.SUCCEEDED.value,
+        result=bindparam("result", type_=_jobs.c.result.type),
+        completed_at=bindparam("completed_at", type_=UTCDateTime()),
+        worker_id=None,
+        lease_expires_at=None,
+    )
+    .returning(_jobs.c.id)
+)
+
+
+async def succeed(
+    connection: Executor, *, job_id: str, worker_id: str, result: dict[str, Any], now: datetime
+) -> bool:
+    """Store the result of a running job ``worker_id`` holds; False if it holds it no more."""
+    parameters = {"job_id": job_id, "holder": worker_id, "result": result, "completed_at": now}
+    return (await connection.execute(_SUCCEED, parameters)).first() is not None
+
+
 async def past_deadline(session: WriteSession, *, now: datetime, limit: int = 100) -> list[str]:
     """Ids of unfinished jobs whose deadline has passed."""
     result = await session.scalars(
