@@ -105,6 +105,7 @@ async def test_body_that_is_not_json_is_400(
     )
     assert response.status_code == 400
     assert "not valid JSON" in response.json()["message"]
+    assert response.json()["data"]["errors"][0]["field"] == "body"
 
 
 async def test_no_credits_is_402_and_no_job(

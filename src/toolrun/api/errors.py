@@ -63,7 +63,13 @@ async def _input_rejected(request: Request, exc: Exception) -> Response:
 async def _validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     errors = [
-        {"field": _field_name(tuple(item.get("loc", ()))), "message": _validation_message(item)}
+        {
+            # a JSON syntax error's location is the offset of the bad character, not a field
+            "field": "body"
+            if item.get("type") == "json_invalid"
+            else _field_name(tuple(item.get("loc", ()))),
+            "message": _validation_message(item),
+        }
         for item in exc.errors()
     ]
     summary = "; ".join(f"{e['field']}: {e['message']}" for e in errors[:5])
