@@ -181,11 +181,17 @@ async def send_wakeup(session: WriteSession) -> None:
 
 
 class Wakeup:
-    """Wakes a worker loop: set in-process after a commit, or by a PostgreSQL notification."""
+    """Wakes a worker loop: set in-process after a commit, or by a PostgreSQL notification.
+
+    A lost LISTEN connection (a PostgreSQL restart, an idle-connection killer) wakes the
+    loop once, since a notification may have been missed, and ``keep_listening`` opens a new
+    one; until then the worker's poll still finds every job.
+    """
 
     def __init__(self) -> None:
         self._event = asyncio.Event()
         self._connection: Any = None
+        self._dsn: str | None = None
 
     def notify_local(self) -> None:
         self._event.set()
@@ -195,20 +201,46 @@ class Wakeup:
             await asyncio.wait_for(self._event.wait(), seconds)
         self._event.clear()
 
+    @property
+    def listening(self) -> bool:
+        return self._connection is not None and not self._connection.is_closed()
+
     async def listen(self, database_url: str) -> None:
         """Subscribe to the NOTIFY channel (PostgreSQL only; a no-op on SQLite)."""
         if not database_url.startswith("postgresql"):
             return
+        dsn = make_url(database_url).set(drivername="postgresql")
+        self._dsn = dsn.render_as_string(hide_password=False)
+        await self._subscribe()
+
+    async def keep_listening(self) -> None:
+        """Subscribe again if the LISTEN connection was lost; failures are logged and retried later."""
+        if self._dsn is None or self.listening:
+            return
+        try:
+            await self._subscribe()
+            log.info("listening for job notifications again")
+        except Exception as error:
+            log.warning("could not listen for job notifications: %s", error)
+
+    async def _subscribe(self) -> None:
         import asyncpg
 
-        dsn = make_url(database_url).set(drivername="postgresql")
-        self._connection = await asyncpg.connect(dsn.render_as_string(hide_password=False))
-        await self._connection.add_listener(CHANNEL, self._on_notification)
+        assert self._dsn is not None
+        connection = await asyncpg.connect(self._dsn)
+        await connection.add_listener(CHANNEL, self._on_notification)
+        connection.add_termination_listener(self._on_lost)
+        self._connection = connection
 
     def _on_notification(self, *_: Any) -> None:
         self._event.set()
 
+    def _on_lost(self, *_: Any) -> None:
+        log.warning("the connection listening for job notifications was lost")
+        self._event.set()
+
     async def close(self) -> None:
+        self._dsn = None
         if self._connection is not None:
             with contextlib.suppress(Exception):
                 await self._connection.close()

@@ -29,6 +29,7 @@ from toolrun.worker.runner import run_job
 
 REAP_EVERY_S = 1.0
 MAINTENANCE_EVERY_S = 60.0
+RELISTEN_EVERY_S = 5.0
 SHUTDOWN_GRACE_S = 20.0
 ERROR_BACKOFF_S = 1.0
 log = logging.getLogger("toolrun.worker")
@@ -80,6 +81,7 @@ class Worker:
             asyncio.create_task(self._every(self.lease.total_seconds() / 3, self._renew)),
             asyncio.create_task(self._every(REAP_EVERY_S, self._reap)),
             asyncio.create_task(self._every(MAINTENANCE_EVERY_S, self._maintain)),
+            asyncio.create_task(self._every(RELISTEN_EVERY_S, self.wakeup.keep_listening)),
         ]
         log.info("worker %s started, concurrency %d", self.id, self.concurrency)
         try:
