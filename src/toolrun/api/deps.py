@@ -60,10 +60,9 @@ async def authenticate(request: Request) -> None:
     context: AppContext = request.app.state.context
     raw_key = _raw_key(request)
     now = context.clock()
-    async with context.db.statement(write=True) as connection:
-        caller = await access.check_and_count(
-            connection, raw_key, now=now, limit=context.settings.rate_limit_per_minute
-        )
+    caller = await access.check_and_count(
+        context.db, raw_key, now=now, limit=context.settings.rate_limit_per_minute
+    )
     request.state.rate_limit = caller.rate_limit
     request.state.account_id = caller.account.id
     request.state.account = caller.account

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import bindparam, select, text
 from sqlalchemy.dialects import sqlite
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from toolrun.core.errors import Unauthenticated
 from toolrun.core.keys import KEY_PATTERN, hash_key, refusal
 from toolrun.core.ratelimit import WINDOW, RateLimitStatus, window_start
 from toolrun.db.base import UTCDateTime
+from toolrun.db.engine import Database, DriverStatement
 from toolrun.db.tables import Account, ApiKey, RateLimitWindow
 
 _ACCOUNT_COLUMNS = (
@@ -56,11 +57,7 @@ _POSTGRES_CTE = text(
     bindparam("window_start", type_=UTCDateTime()),
     bindparam("now", type_=UTCDateTime()),
 )
-_POSTGRES_CHECK_AND_COUNT = _POSTGRES_CTE.columns(
-    *(Account.__table__.c[name] for name in _ACCOUNT_COLUMNS),
-    ApiKey.__table__.c.revoked_at,
-    ApiKey.__table__.c.expires_at,
-)
+_POSTGRES_CHECK_AND_COUNT = DriverStatement(_POSTGRES_CTE)
 
 _KEY_AND_ACCOUNT = (
     select(
@@ -92,42 +89,55 @@ class Caller:
     rate_limit: RateLimitStatus
 
 
-async def check_and_count(
-    connection: AsyncConnection, raw_key: str, *, now: datetime, limit: int
-) -> Caller:
+async def check_and_count(db: Database, raw_key: str, *, now: datetime, limit: int) -> Caller:
     """The caller of ``raw_key`` with one more request counted; ``Unauthenticated`` otherwise.
 
-    ``connection`` comes from ``Database.statement(write=True)``. A refused key
-    counts nothing. The caller decides what an exceeded limit means.
+    A refused key counts nothing. The caller decides what an exceeded limit means.
     """
     if not KEY_PATTERN.match(raw_key):
         raise Unauthenticated("API key is malformed: expected trk_ followed by 43 characters")
     start = window_start(now)
     key_hash = hash_key(raw_key)
-    if connection.dialect.name == "postgresql":
-        row = (
-            await connection.execute(
-                _POSTGRES_CHECK_AND_COUNT,
-                {"key_hash": key_hash, "window_start": start, "now": now},
-            )
-        ).first()
-        count = None if row is None else row.request_count
+    if db.is_sqlite:
+        row, count = await _sqlite_check_and_count(db, key_hash, start, now)
     else:
-        row = (await connection.execute(_KEY_AND_ACCOUNT, {"key_hash": key_hash})).first()
-        count = None
-        if row is not None and refusal(row, now) is None:
-            count = (
-                await connection.execute(
-                    _SQLITE_COUNT, {"account_id": row.id, "window_start": start}
-                )
-            ).scalar_one()
+        row = await db.fetch_one(
+            _POSTGRES_CHECK_AND_COUNT, {"key_hash": key_hash, "window_start": start, "now": now}
+        )
+        count = None if row is None else row["request_count"]
     if row is None:
         raise Unauthenticated("API key is not valid")
-    reason = refusal(row, now)
+    reason = _refusal(row, now)
     if reason is not None or count is None:
         raise Unauthenticated(reason or "API key is not valid")
-    account = Account(**{name: getattr(row, name) for name in _ACCOUNT_COLUMNS})
+    account = Account(**{name: row[name] for name in _ACCOUNT_COLUMNS})
     return Caller(
         account=account,
         rate_limit=RateLimitStatus(limit=limit, count=count, reset_at=start + WINDOW),
     )
+
+
+def _refusal(row: Any, now: datetime) -> str | None:
+    return refusal(
+        revoked_at=row["revoked_at"],
+        expires_at=row["expires_at"],
+        disabled=row["disabled"],
+        now=now,
+    )
+
+
+async def _sqlite_check_and_count(
+    db: Database, key_hash: str, start: datetime, now: datetime
+) -> tuple[Any, int | None]:
+    async with db.statement(write=True) as connection:
+        row = (
+            (await connection.execute(_KEY_AND_ACCOUNT, {"key_hash": key_hash})).mappings().first()
+        )
+        if row is None or _refusal(row, now) is not None:
+            return row, None
+        count = (
+            await connection.execute(
+                _SQLITE_COUNT, {"account_id": row["id"], "window_start": start}
+            )
+        ).scalar_one()
+        return row, count

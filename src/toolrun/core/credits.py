@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from enum import StrEnum
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import Integer, bindparam, case, exists, insert, select, update
@@ -20,7 +21,7 @@ from toolrun.config import Settings
 from toolrun.core.errors import InsufficientCredits, NotFound
 from toolrun.db.base import new_id
 from toolrun.db.dialect import upsert_insert
-from toolrun.db.engine import ReadSession, WriteSession
+from toolrun.db.engine import Database, DriverStatement, ReadSession, WriteSession
 from toolrun.db.tables import Account, CheckIn, LedgerEntry, table_of
 
 CHECK_IN_ZONE = ZoneInfo("Asia/Shanghai")
@@ -279,6 +280,9 @@ _SUMMARY = select(
 ).where(Account.id == bindparam("account_id"))
 
 
+_DRIVER_SUMMARY = DriverStatement(_SUMMARY)
+
+
 async def summary(
     connection: AsyncConnection | AsyncSession,
     *,
@@ -286,22 +290,42 @@ async def summary(
     now: datetime,
     settings: Settings,
 ) -> CreditSummary:
-    """The credit summary in one statement (a ``Database.statement`` connection or a session)."""
-    account = (
-        await connection.execute(_SUMMARY, {"account_id": account_id, "day": check_in_day(now)})
-    ).first()
-    if account is None:
+    """The credit summary in one statement, in the caller's transaction."""
+    row = (
+        (await connection.execute(_SUMMARY, {"account_id": account_id, "day": check_in_day(now)}))
+        .mappings()
+        .first()
+    )
+    return _summary_of(row, account_id=account_id, now=now, settings=settings)
+
+
+async def current_summary(
+    db: Database, *, account_id: str, now: datetime, settings: Settings
+) -> CreditSummary:
+    """The credit summary as one autocommit statement (on PostgreSQL, run by the driver)."""
+    parameters = {"account_id": account_id, "day": check_in_day(now)}
+    if db.is_sqlite:
+        async with db.statement(write=False) as connection:
+            row = (await connection.execute(_SUMMARY, parameters)).mappings().first()
+    else:
+        row = await db.fetch_one(_DRIVER_SUMMARY, parameters)
+    return _summary_of(row, account_id=account_id, now=now, settings=settings)
+
+
+def _summary_of(row: Any, *, account_id: str, now: datetime, settings: Settings) -> CreditSummary:
+    if row is None:
         raise NotFound(f"account {account_id} not found")
-    anonymous = account.is_anonymous
-    remaining = max(0, account.anonymous_limit - account.anonymous_spent) if anonymous else None
+    anonymous = bool(row["is_anonymous"])
+    spent, limit = row["anonymous_spent"], row["anonymous_limit"]
+    remaining = max(0, limit - spent) if anonymous else None
     return CreditSummary(
-        balance=account.balance,
+        balance=row["balance"],
         is_anonymous=anonymous,
-        anonymous_spent=account.anonymous_spent if anonymous else 0,
-        anonymous_spend_limit=account.anonymous_limit if anonymous else 0,
+        anonymous_spent=spent if anonymous else 0,
+        anonymous_spend_limit=limit if anonymous else 0,
         anonymous_remaining=remaining,
         registration_required=anonymous and remaining == 0,
-        checked_in_today=bool(account.checked_in),
+        checked_in_today=bool(row["checked_in"]),
         daily_reward=settings.daily_checkin_credits,
         signup_reward=settings.signup_credits,
         tool_cost=TOOL_COST,

@@ -12,7 +12,6 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlalchemy import select, update
 
@@ -55,13 +54,15 @@ async def create_key(
     return NewKey(key=key, raw=raw)
 
 
-def refusal(row: Any, now: datetime) -> str | None:
-    """Why a key (``revoked_at``, ``expires_at``, and its account's ``disabled``) is refused, if it is."""
-    if row.revoked_at is not None:
+def refusal(
+    *, revoked_at: datetime | None, expires_at: datetime | None, disabled: bool, now: datetime
+) -> str | None:
+    """Why a key (and its account's ``disabled``) is refused at ``now``, if it is."""
+    if revoked_at is not None:
         return "API key has been revoked"
-    if row.expires_at is not None and row.expires_at <= now:
+    if expires_at is not None and expires_at <= now:
         return "API key has expired"
-    if row.disabled:
+    if disabled:
         return "account is disabled"
     return None
 

@@ -28,10 +28,9 @@ router = APIRouter(
 @router.get("", response_model=Envelope[CreditSummaryData])
 async def get_credits(account: CurrentAccount, context: Context) -> Response:
     """The account's balance, anonymous allowance and check-in state."""
-    async with context.db.statement(write=False) as connection:
-        summary = await credits.summary(
-            connection, account_id=account.id, now=context.clock(), settings=context.settings
-        )
+    summary = await credits.current_summary(
+        context.db, account_id=account.id, now=context.clock(), settings=context.settings
+    )
     return ok(summary_data(summary))
 
 
