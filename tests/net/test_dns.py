@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import socket
+import struct
+import time
 from collections.abc import Iterator
 
 import pytest
 
 import toolrun.net.dns
-from tests.servers.dns import EXAMPLE_ZONE, DnsServer, Fault
+from tests.servers.dns import EXAMPLE_ZONE, GARBAGE, DnsServer, Fault
 from toolrun.config import Settings
 from toolrun.net.dns import (
     RECORD_TYPES,
@@ -125,6 +128,103 @@ async def test_fault_for_one_type_leaves_the_others_alone(
 
     assert (await query("example.test", "MX", settings)).status == "SERVFAIL"
     assert (await query("example.test", "A", settings)).status == "NOERROR"
+
+
+@pytest.mark.parametrize(
+    ("fault", "detail"),
+    [
+        (Fault.FORMERR, "the nameserver answered FORMERR"),
+        (Fault.BAD_RDATA, "malformed answer: "),
+    ],
+)
+async def test_a_malformed_answer_with_the_query_id_is_final(
+    server: DnsServer, settings: Settings, fault: Fault, detail: str
+) -> None:
+    server.set_fault("example.test", fault, rtype="MX")
+    started = time.perf_counter()
+
+    answer = await query("example.test", "MX", settings, timeout=2)
+
+    assert (answer.status, answer.records) == ("SERVFAIL", [])
+    assert answer.detail is not None
+    assert answer.detail.startswith(detail)
+    assert time.perf_counter() - started < 1  # not left waiting for a better packet
+    assert (await query("example.test", "A", settings)).status == "NOERROR"
+
+
+@pytest.mark.parametrize(
+    ("fault", "detail"),
+    [
+        (Fault.GARBAGE, f"only: an unreadable packet ({len(GARBAGE)} bytes)"),
+        (Fault.MISMATCHED_ID, "only: an answer with id "),
+    ],
+)
+async def test_packets_that_are_no_answer_are_dropped_until_the_deadline(
+    server: DnsServer, settings: Settings, fault: Fault, detail: str
+) -> None:
+    server.set_fault("example.test", fault, rtype="TXT")
+
+    answer = await query("example.test", "TXT", settings, timeout=0.3)
+
+    assert (answer.status, answer.records) == ("SERVFAIL", [])
+    assert answer.detail is not None
+    assert detail in answer.detail
+    assert [q.transport for q in server.queries] == ["udp"]
+
+
+class _SpoofedFirst(DnsServer):
+    """Sends garbage and an answer under another id before the real answer (RFC 5452)."""
+
+    def _on_udp(self, sock: socket.socket) -> None:
+        data, peer = sock.recvfrom(65535)
+        reply = self._reply(data, "udp")
+        assert reply is not None
+        wrong_id = struct.pack("!H", (struct.unpack("!H", reply[:2])[0] + 7) & 0xFFFF)
+        sock.sendto(GARBAGE, peer)
+        sock.sendto(wrong_id + reply[2:], peer)
+        sock.sendto(reply, peer)
+
+
+async def test_the_real_answer_still_counts_after_dropped_packets() -> None:
+    with _SpoofedFirst(EXAMPLE_ZONE) as spoofed:
+        settings = Settings(dns_nameservers=[spoofed.nameserver])
+
+        answer = await query("example.test", "A", settings, timeout=2)
+
+    assert (answer.status, [r.value for r in answer.records]) == ("NOERROR", ["192.0.2.10"])
+    assert answer.detail is None
+
+
+@pytest.mark.parametrize(
+    ("fault", "detail"),
+    [
+        (Fault.GARBAGE, "malformed answer over TCP: "),
+        (Fault.BAD_RDATA, "malformed answer over TCP: "),
+        (Fault.MISMATCHED_ID, "the TCP answer does not match the query"),
+    ],
+)
+async def test_malformed_tcp_answers_are_server_failures(
+    server: DnsServer, settings: Settings, fault: Fault, detail: str
+) -> None:
+    server.add_txt("big.example.test", "v=DKIM1; p=" + "A" * 1500)
+    server.set_fault("big.example.test", fault, transport="tcp")
+
+    answer = await query("big.example.test", "TXT", settings, timeout=2)
+
+    assert (answer.status, answer.records) == ("SERVFAIL", [])
+    assert answer.detail is not None
+    assert answer.detail.startswith(detail)
+    assert [q.transport for q in server.queries] == ["udp", "tcp"]
+
+
+async def test_next_nameserver_is_asked_after_a_malformed_answer(server: DnsServer) -> None:
+    with DnsServer(EXAMPLE_ZONE) as broken:
+        broken.set_fault("example.test", Fault.BAD_RDATA)
+        settings = Settings(dns_nameservers=[broken.nameserver, server.nameserver])
+
+        answer = await query("example.test", "A", settings)
+
+    assert (answer.status, answer.resolver) == ("NOERROR", server.address)
 
 
 async def test_truncated_udp_answer_is_retried_over_tcp(

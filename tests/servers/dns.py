@@ -23,9 +23,18 @@ Behaviour, as an authoritative server would answer:
   so the client retries over TCP.
 
 Faults per name (and optionally per type): ``Fault.SERVFAIL``, ``Fault.REFUSED``,
-``Fault.TIMEOUT`` (no answer at all, UDP or TCP) and ``Fault.TRUNCATE`` (UDP answers
-carry TC and no records; TCP answers normally). No wildcards, no DNSSEC signing;
-``authenticated=True`` sets the AD flag on every answer.
+``Fault.FORMERR`` (that rcode, no records), ``Fault.TIMEOUT`` (no answer at all, UDP or
+TCP), ``Fault.TRUNCATE`` (UDP answers carry TC and no records; TCP answers normally),
+``Fault.GARBAGE`` (bytes that are no DNS message, ``GARBAGE``), ``Fault.MISMATCHED_ID``
+(the right answer under another message id) and ``Fault.BAD_RDATA`` (a response with the
+query's id holding one record of the asked type whose rdata is one byte, ``\xc0``: too
+short for every type the tools ask). No wildcards, no DNSSEC signing;
+``authenticated=True`` sets the AD flag on every answer. ``latency`` (seconds) holds every
+UDP answer back that long, each on its own clock, so concurrent queries overlap as they
+would against a distant resolver (the benchmark's simulated network). ``port`` binds that
+port instead of a free one: a second server on another loopback address (127.0.0.2) and
+the same port stands for a second name server of a zone, which the setup checker asks
+on its one DNS port.
 
 Fixtures: ``dns_server`` (serving ``EXAMPLE_ZONE``). Import it into a conftest with
 ``from tests.servers.dns import dns_server  # noqa: F401``.
@@ -36,17 +45,20 @@ from __future__ import annotations
 import contextlib
 import enum
 import errno
+import heapq
+import itertools
 import logging
 import selectors
 import socket
 import struct
 import threading
+import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 
 import pytest
-from dnslib import CNAME, QTYPE, RCODE, RR, TXT, DNSLabel, DNSRecord
+from dnslib import CNAME, QTYPE, RCODE, RD, RR, TXT, DNSLabel, DNSRecord
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +66,10 @@ POLL_INTERVAL_S = 0.05
 MAX_CNAME_HOPS = 8
 PLAIN_UDP_SIZE = 512
 TXT_CHUNK = 255
+GARBAGE = b"\x00\x00\x00 this is not a DNS message"
+"""What ``Fault.GARBAGE`` sends: the third byte has no response flag, so no client can
+take it for an answer to its query."""
+BAD_RDATA = b"\xc0"
 
 EXAMPLE_ZONE = """\
 $ORIGIN example.test.
@@ -88,17 +104,22 @@ class Fault(enum.Enum):
 
     SERVFAIL = "servfail"
     REFUSED = "refused"
+    FORMERR = "formerr"
     TIMEOUT = "timeout"
     TRUNCATE = "truncate"
+    GARBAGE = "garbage"
+    MISMATCHED_ID = "mismatched-id"
+    BAD_RDATA = "bad-rdata"
 
 
 @dataclass(frozen=True)
 class Query:
-    """One question the server received."""
+    """One question the server received, and when (``time.monotonic()``)."""
 
     name: str
     type: str
     transport: str  # "udp" or "tcp"
+    at: float = field(default=0.0, compare=False)
 
 
 def _key(name: str | DNSLabel) -> str:
@@ -122,14 +143,19 @@ class DnsServer:
         origin: str = "",
         ttl: int = 300,
         authenticated: bool = False,
+        latency: float = 0.0,
+        port: int = 0,
     ) -> None:
         self.host = host
         self.origin = origin
         self.ttl = ttl
         self.authenticated = authenticated
+        self.latency = latency
         self.queries: list[Query] = []
+        self._due: list[tuple[float, int, bytes, tuple[str, int]]] = []  # UDP answers held back
+        self._sequence = itertools.count()
         self._records: dict[str, list[RR]] = {}
-        self._faults: dict[tuple[str, str | None], Fault] = {}
+        self._faults: dict[tuple[str, str | None], tuple[Fault, str | None]] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -137,7 +163,7 @@ class DnsServer:
         self._tcp: socket.socket | None = None
         self._selector: selectors.BaseSelector | None = None
         self._buffers: dict[socket.socket, bytes] = {}
-        self.port = 0
+        self.port = port  # 0: a free port, picked at start
         self.add(zone)
 
     # -- records and faults ---------------------------------------------------------------
@@ -174,13 +200,24 @@ class DnsServer:
             else:
                 self._records.pop(_key(name), None)
 
-    def set_fault(self, name: str, fault: Fault | None, rtype: str | None = None) -> None:
-        """Make ``name`` (for every type, or only ``rtype``) misbehave; ``None`` clears it."""
+    def set_fault(
+        self,
+        name: str,
+        fault: Fault | None,
+        rtype: str | None = None,
+        *,
+        transport: str | None = None,
+    ) -> None:
+        """Make ``name`` (for every type, or only ``rtype``) misbehave; ``None`` clears it.
+
+        ``transport`` ("udp" or "tcp") limits the fault to one transport: a name whose
+        UDP answer is truncated anyway then misbehaves only on the TCP retry.
+        """
         with self._lock:
             if fault is None:
                 self._faults.pop((_key(name), rtype), None)
             else:
-                self._faults[(_key(name), rtype)] = fault
+                self._faults[(_key(name), rtype)] = (fault, transport)
 
     # -- addresses ----------------------------------------------------------------------------
 
@@ -198,7 +235,7 @@ class DnsServer:
     # -- lifecycle ----------------------------------------------------------------------------
 
     def start(self) -> DnsServer:
-        """Bind UDP and TCP on one free port and serve in a daemon thread."""
+        """Bind UDP and TCP on one port (``port``, else a free one); serve in a daemon thread."""
         self._udp, self._tcp = self._bind()
         self.port = self._udp.getsockname()[1]
         self._selector = selectors.DefaultSelector()
@@ -238,9 +275,13 @@ class DnsServer:
 
     def _bind(self) -> tuple[socket.socket, socket.socket]:
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        for _ in range(50):
+        for _ in range(1 if self.port else 50):
             udp = socket.socket(family, socket.SOCK_DGRAM)
-            udp.bind((self.host, 0))
+            try:
+                udp.bind((self.host, self.port))
+            except OSError:
+                udp.close()
+                raise
             tcp = socket.socket(family, socket.SOCK_STREAM)
             tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
@@ -248,7 +289,7 @@ class DnsServer:
             except OSError as exc:
                 udp.close()
                 tcp.close()
-                if exc.errno != errno.EADDRINUSE:
+                if exc.errno != errno.EADDRINUSE or self.port:
                     raise
                 continue
             tcp.listen(16)
@@ -260,7 +301,12 @@ class DnsServer:
     def _serve(self) -> None:
         assert self._selector is not None
         while not self._stop.is_set():
-            for key, _ in self._selector.select(POLL_INTERVAL_S):
+            wait = POLL_INTERVAL_S
+            if self._due:
+                wait = min(wait, max(self._due[0][0] - time.monotonic(), 0.0))
+            events = self._selector.select(wait)
+            self._send_due()
+            for key, _ in events:
                 sock = key.fileobj
                 assert isinstance(sock, socket.socket)
                 try:
@@ -279,8 +325,21 @@ class DnsServer:
         except OSError:  # an ICMP error left by a client that went away
             return
         reply = self._reply(data, "udp")
-        if reply is not None:
+        if reply is None:
+            return
+        if self.latency > 0:
+            due = (time.monotonic() + self.latency, next(self._sequence), reply, peer)
+            heapq.heappush(self._due, due)
+        else:
             sock.sendto(reply, peer)
+
+    def _send_due(self) -> None:
+        now = time.monotonic()
+        while self._due and self._due[0][0] <= now:
+            _, _, reply, peer = heapq.heappop(self._due)
+            if self._udp is not None:
+                with contextlib.suppress(OSError):
+                    self._udp.sendto(reply, peer)
 
     def _on_accept(self, sock: socket.socket) -> None:
         conn, _ = sock.accept()
@@ -322,23 +381,33 @@ class DnsServer:
         request = DNSRecord.parse(data)
         qname = _key(request.q.qname)
         qtype = QTYPE.get(request.q.qtype, str(request.q.qtype))
-        self.queries.append(Query(qname, qtype, transport))
+        self.queries.append(Query(qname, qtype, transport, time.monotonic()))
         with self._lock:
-            fault = self._faults.get((qname, qtype)) or self._faults.get((qname, None))
+            fault = self._fault(qname, qtype, transport)
             reply = request.reply(ra=1, aa=1)
             reply.header.ad = int(self.authenticated)
             if fault is Fault.TIMEOUT:
                 return None
-            if fault is Fault.SERVFAIL:
-                reply.header.rcode = RCODE.SERVFAIL
-            elif fault is Fault.REFUSED:
-                reply.header.rcode = RCODE.REFUSED
+            if fault is Fault.GARBAGE:
+                return GARBAGE
+            if fault in _RCODES:
+                reply.header.rcode = _RCODES[fault]
+            elif fault is Fault.BAD_RDATA:
+                reply.add_answer(RR(qname, request.q.qtype, ttl=self.ttl, rdata=RD(BAD_RDATA)))
             else:
                 self._resolve(reply, qname, qtype)
         wire: bytes = reply.pack()
         if transport == "udp" and (fault is Fault.TRUNCATE or len(wire) > _udp_limit(request)):
-            return _truncated(reply)
+            wire = _truncated(reply)
+        if fault is Fault.MISMATCHED_ID:
+            wire = struct.pack("!H", (request.header.id + 1) & 0xFFFF) + wire[2:]
         return wire
+
+    def _fault(self, qname: str, qtype: str, transport: str) -> Fault | None:
+        found = self._faults.get((qname, qtype)) or self._faults.get((qname, None))
+        if found is None or found[1] not in (None, transport):
+            return None
+        return found[0]
 
     def _resolve(self, reply: DNSRecord, qname: str, qtype: str) -> None:
         name = qname
@@ -380,6 +449,13 @@ class DnsServer:
         soa = self._zone_soa(name)
         if soa is not None:
             reply.add_auth(soa)
+
+
+_RCODES = {
+    Fault.SERVFAIL: RCODE.SERVFAIL,
+    Fault.REFUSED: RCODE.REFUSED,
+    Fault.FORMERR: RCODE.FORMERR,
+}
 
 
 def _udp_limit(request: DNSRecord) -> int:

@@ -109,6 +109,33 @@ async def test_server_failures_are_results(server: DnsServer, fault: Fault, stat
     assert [r.type for r in result.records] == ["A"]
 
 
+async def test_malformed_answers_are_reported_per_type(server: DnsServer) -> None:
+    server.set_fault("example.test", Fault.GARBAGE, rtype="MX")
+    server.set_fault("example.test", Fault.FORMERR, rtype="TXT")
+    server.set_fault("example.test", Fault.MISMATCHED_ID, rtype="CAA")
+    server.set_fault("example.test", Fault.BAD_RDATA, rtype="NS")
+    payload = DnsLookupInput(domain="example.test", types=["A", "MX", "TXT", "CAA", "NS", "SOA"])
+
+    result = await run(payload, make_ctx(server, seconds=1))
+    v1 = to_v1_result(result, payload)
+
+    assert result.status == (
+        "A: NOERROR, MX: SERVFAIL, TXT: SERVFAIL, CAA: SERVFAIL, NS: SERVFAIL, SOA: NOERROR"
+    )
+    assert [r.type for r in result.records] == ["A", "SOA"]
+    assert [(e.type, e.message) for e in v1.errors] == [
+        (rtype, "SERVFAIL: the nameserver could not answer") for rtype in ("MX", "TXT", "CAA", "NS")
+    ]
+
+
+async def test_only_malformed_answers_still_succeed_with_statuses(server: DnsServer) -> None:
+    server.set_fault("example.test", Fault.BAD_RDATA)
+
+    result = await lookup(server, domain="example.test", types=["A", "MX"])
+
+    assert (result.status, result.records) == ("SERVFAIL", [])
+
+
 async def test_partial_timeout_is_a_result(server: DnsServer) -> None:
     server.set_fault("example.test", Fault.TIMEOUT, rtype="TXT")
 

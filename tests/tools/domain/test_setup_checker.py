@@ -8,7 +8,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from tests.servers.dns import DnsServer
+from tests.servers.dns import DnsServer, Fault
 from tests.servers.http import HttpServer
 from tests.tools.domain.support import context
 from toolrun.config import Settings
@@ -214,3 +214,274 @@ def test_mta_sts_policy_parsing(text, errors):
 def test_definition_shape():
     assert DEFINITION.slug == DEFINITION.action == "domain-setup-checker"
     assert DEFINITION.aliases == ("domain-setup",)
+
+
+def check_of(result, check_id: str):
+    return next(c for c in result.checks if c.id == check_id)
+
+
+def no_web(settings: Settings, dns: DnsServer):
+    """A context whose web requests go to a closed port (they fail at once)."""
+    return context(settings, dns_port=dns.port, web_ports={"http": 9, "https": 9})
+
+
+def dns_settings(*servers: DnsServer) -> Settings:
+    return Settings(
+        dns_nameservers=[s.nameserver for s in servers],
+        allow_private_networks=True,
+        http_timeout_s=1,
+        _env_file=None,
+    )
+
+
+# -- malformed answers ----------------------------------------------------------------------
+
+
+async def test_malformed_answers_are_reported_per_question_and_the_rest_is_checked():
+    with DnsServer(GOOD_ZONE) as dns:
+        dns.add_txt("selector1._domainkey.good.test.", dkim_record(1024))
+        dns.set_fault("good.test", Fault.BAD_RDATA, rtype="MX")
+        dns.set_fault("_dmarc.good.test", Fault.FORMERR)
+        dns.set_fault("good.test", Fault.GARBAGE, rtype="CAA")
+        dns.set_fault("selector1._domainkey.good.test", Fault.MISMATCHED_ID)
+        result = await run(DomainInput(domain="good.test"), no_web(dns_settings(dns), dns))
+
+    assert [(e.name, e.type, e.status) for e in result.dns_errors] == [
+        ("_dmarc.good.test", "TXT", "SERVFAIL"),
+        ("good.test", "CAA", "SERVFAIL"),
+        ("good.test", "MX", "SERVFAIL"),
+        ("selector1._domainkey.good.test", "TXT", "SERVFAIL"),
+    ]
+    details = [e.detail or "" for e in result.dns_errors]
+    assert details[0] == "the nameserver answered FORMERR"
+    assert details[1].startswith("no usable answer in time, only: an unreadable packet")
+    assert details[2].startswith("malformed answer: ")
+    assert details[3].startswith("no usable answer in time, only: an answer with id ")
+    found = statuses(result)
+    for check_id in ("mx", "mx-resolvable", "dmarc", "dmarc-reporting", "bimi"):
+        assert found[check_id] == "fail"
+        assert check_of(result, check_id).detail.startswith("Could not be checked: ")
+    assert check_of(result, "mx").value == {"unanswered": {"good.test MX": "SERVFAIL"}}
+    assert found["caa"] == "fail"
+    assert "RFC 8659" in check_of(result, "caa").detail
+    assert found["dkim"] == "warn"
+    assert check_of(result, "dkim").value["unanswered"] == ["selector1"]
+    for check_id in ("ns-count", "ns-lame", "soa", "apex-address", "spf", "spf-lookups", "dnssec"):
+        assert found[check_id] == "pass", check_id
+
+
+async def test_a_timeout_makes_a_check_a_warning_not_a_failure():
+    with DnsServer(GOOD_ZONE) as dns:
+        dns.set_fault("_smtp._tls.good.test", Fault.TIMEOUT)
+        settings = dns_settings(dns)
+        result = await run(DomainInput(domain="good.test"), no_web(settings, dns))
+
+    tls_rpt = check_of(result, "tls-rpt")
+    assert tls_rpt.status == "warn"
+    assert tls_rpt.detail.startswith("Could not be checked: no usable DNS answer for _smtp._tls")
+    assert [(e.type, e.status, e.detail) for e in result.dns_errors] == [
+        ("TXT", "TIMEOUT", "no answer in time")
+    ]
+
+
+# -- CAA: the climb of RFC 8659 §3 -----------------------------------------------------------
+
+CLIMB_ZONE = """\
+$ORIGIN climb.test.
+$TTL 300
+@        IN SOA   ns1.climb.test. hostmaster.climb.test. 2026112201 7200 900 1209600 3600
+@        IN NS    ns1.climb.test.
+ns1      IN A     127.0.0.1
+@        IN A     127.0.0.1
+shop     IN A     127.0.0.1
+a.b      IN A     127.0.0.1
+alias    IN CNAME cdn.elsewhere.test.
+cdn.elsewhere.test. IN A 127.0.0.1
+"""
+
+
+async def caa_check(dns: DnsServer, domain: str):
+    result = await run(DomainInput(domain=domain), no_web(dns_settings(dns), dns))
+    asked = [q.name for q in dns.queries if q.type == "CAA"]
+    return check_of(result, "caa"), asked
+
+
+@pytest.mark.parametrize(
+    ("records", "domain", "found_at", "asked"),
+    [
+        # the name's own set wins
+        (
+            ['shop.climb.test. IN CAA 0 issue "pki.goog"', 'climb.test. IN CAA 0 issue "x.test"'],
+            "shop.climb.test",
+            "shop.climb.test",
+            ["shop.climb.test."],
+        ),
+        # an empty set: the parent's applies
+        (
+            ['climb.test. IN CAA 0 issue "letsencrypt.org"'],
+            "shop.climb.test",
+            "climb.test",
+            ["shop.climb.test.", "climb.test."],
+        ),
+        # an empty non-terminal (b.climb.test) is climbed through like any name
+        (
+            ['climb.test. IN CAA 0 issue "letsencrypt.org"'],
+            "a.b.climb.test",
+            "climb.test",
+            ["a.b.climb.test.", "b.climb.test.", "climb.test."],
+        ),
+        # up to the TLD
+        (
+            ['test. IN CAA 0 issue "tld-ca.test"'],
+            "shop.climb.test",
+            "test",
+            ["shop.climb.test.", "climb.test.", "test."],
+        ),
+        # a CNAME is followed by the resolver: the target's set is the name's set
+        (
+            ['cdn.elsewhere.test. IN CAA 0 issue "cdn-ca.test"'],
+            "alias.climb.test",
+            "alias.climb.test",
+            ["alias.climb.test."],
+        ),
+    ],
+)
+async def test_caa_climbs_to_the_first_non_empty_set(records, domain, found_at, asked):
+    with DnsServer(CLIMB_ZONE) as dns:
+        for record in records:
+            dns.add(record)
+        caa, queried = await caa_check(dns, domain)
+
+    assert caa.status == "pass"
+    assert caa.value["foundAt"] == found_at
+    assert queried == asked
+    assert caa.value["asked"] == [name.rstrip(".") for name in asked]
+    assert ("inherited from" in caa.detail) == (found_at != domain)
+
+
+async def test_caa_climb_stops_at_the_tld_when_nothing_is_found():
+    with DnsServer(CLIMB_ZONE) as dns:
+        caa, queried = await caa_check(dns, "shop.climb.test")
+
+    assert caa.status == "warn"
+    assert queried == ["shop.climb.test.", "climb.test.", "test."]  # never the root
+    assert caa.value == {"records": [], "foundAt": None, "asked": queried_names(queried)}
+
+
+def queried_names(names: list[str]) -> list[str]:
+    return [name.rstrip(".") for name in names]
+
+
+async def test_caa_climb_stops_at_a_failed_lookup():
+    with DnsServer(CLIMB_ZONE) as dns:
+        dns.add('test. IN CAA 0 issue "tld-ca.test"')
+        dns.set_fault("climb.test", Fault.SERVFAIL, rtype="CAA")
+        caa, queried = await caa_check(dns, "shop.climb.test")
+
+    assert caa.status == "fail"
+    assert queried == ["shop.climb.test.", "climb.test."]
+    assert caa.detail.startswith("The CAA lookup of climb.test failed: SERVFAIL.")
+
+
+async def test_malformed_inherited_caa_fails():
+    with DnsServer(CLIMB_ZONE) as dns:
+        dns.add('climb.test. IN CAA 0 issue "letsencrypt.org"')
+        dns.add('climb.test. IN CAA 0 tbs "whatever"')
+        caa, _ = await caa_check(dns, "shop.climb.test")
+
+    assert caa.status == "fail"
+    assert caa.detail == 'Malformed CAA record(s) (inherited from climb.test): 0 tbs "whatever".'
+
+
+# -- name server consistency: each server asked for its own SOA and NS ------------------------
+
+TWO_NS_ZONE = """\
+$ORIGIN two.test.
+$TTL 300
+@        IN SOA   ns1.two.test. hostmaster.two.test. 2026112201 7200 900 1209600 3600
+@        IN NS    ns1.two.test.
+@        IN NS    ns2.two.test.
+ns1      IN A     127.0.0.1
+ns2      IN A     127.0.0.2
+@        IN A     127.0.0.1
+"""
+
+
+async def consistency(second_zone: str):
+    with DnsServer(TWO_NS_ZONE) as first, DnsServer(second_zone, host="127.0.0.2", port=first.port):
+        result = await run(DomainInput(domain="two.test"), no_web(dns_settings(first), first))
+    return check_of(result, "ns-consistency"), check_of(result, "ns-lame")
+
+
+async def test_servers_serving_the_same_zone_are_consistent():
+    check, lame = await consistency(TWO_NS_ZONE)
+
+    assert (check.status, lame.status) == ("pass", "pass")
+    assert check.value["127.0.0.2"] == {
+        "serial": 2026112201,
+        "ns": ["ns1.two.test", "ns2.two.test"],
+        "mname": "ns1.two.test",
+        "rname": "hostmaster.two.test",
+        "timers": [7200, 900, 1209600, 3600],
+    }
+    assert check.value.keys() == {"127.0.0.1", "127.0.0.2"}
+
+
+@pytest.mark.parametrize(
+    ("change", "difference"),
+    [
+        (("2026112201", "2026112299"), "SOA serials differ: 2026112201; 2026112299"),
+        (("hostmaster.two.test.", "dns-admin.two.test."), "SOA RNAMEs differ: dns-admin.two.test; hostmaster.two.test"),
+        (("SOA   ns1.two.test.", "SOA   ns2.two.test."), "SOA MNAMEs differ: ns1.two.test; ns2.two.test"),
+        (("7200 900 1209600 3600", "7200 900 604800 3600"), "SOA timers (refresh retry expire minimum) differ: 7200 900 1209600 3600; 7200 900 604800 3600"),
+        (
+            ("@        IN NS    ns2.two.test.", "@        IN NS    ns3.two.test."),
+            "NS sets differ: ns1.two.test ns2.two.test; ns1.two.test ns3.two.test",
+        ),
+    ],
+)  # fmt: skip
+async def test_each_difference_between_servers_is_named(change, difference):
+    check, _ = await consistency(TWO_NS_ZONE.replace(*change))
+
+    assert check.status == "warn"
+    assert check.detail == difference + "."
+    assert check.recommendation is not None
+
+
+async def test_a_non_authoritative_server_is_not_compared():
+    check, lame = await consistency("other.test. IN A 192.0.2.1")
+
+    assert lame.status == "fail"
+    assert check.status == "info"
+    assert list(check.value) == ["127.0.0.1"]
+
+
+async def test_a_server_whose_ns_answer_is_malformed_is_compared_on_its_soa():
+    with (
+        DnsServer(TWO_NS_ZONE) as first,
+        DnsServer(TWO_NS_ZONE, host="127.0.0.2", port=first.port) as second,
+    ):
+        second.set_fault("two.test", Fault.BAD_RDATA, rtype="NS")
+        result = await run(DomainInput(domain="two.test"), no_web(dns_settings(first), first))
+
+    check = check_of(result, "ns-consistency")
+    assert check.status == "pass"
+    assert check.value["127.0.0.2"]["ns"] is None
+    assert check.value["127.0.0.1"]["ns"] == ["ns1.two.test", "ns2.two.test"]
+
+
+async def test_follow_up_questions_do_not_wait_for_the_whole_first_round():
+    with DnsServer(GOOD_ZONE) as dns:
+        dns.set_fault("zendesk1._domainkey.good.test", Fault.TIMEOUT)  # silent for 4 s
+        await run(DomainInput(domain="good.test"), no_web(dns_settings(dns), dns))
+
+    started = dns.queries[0].at
+    asked = {(q.name, q.type): q.at - started for q in dns.queries}
+    assert asked[("zendesk1._domainkey.good.test.", "TXT")] < 1
+    # each follow-up went out once its own answer was in, long before the silent one gave up
+    for follow_up in [
+        ("ns1.good.test.", "A"),
+        ("mail.good.test.", "A"),
+        ("_spf.provider.test.", "TXT"),
+    ]:
+        assert asked[follow_up] < 1, follow_up

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 
 import pytest
@@ -152,3 +153,22 @@ async def test_invalid_include_name_is_a_void_lookup_not_a_crash(spf_dns):
     await lookups.aclose()
     assert report.void_lookups == 1
     assert any("has no SPF record" in e for e in report.errors)
+
+
+async def test_term_lookups_and_includes_are_asked_together(spf_dns):
+    spf_dns.add_txt("par.spf.test.", "v=spf1 a:mail.spf.test include:inc.spf.test -all")
+    spf_dns.add_txt("inc.spf.test.", "v=spf1 ip4:192.0.2.1 ~all")
+    ask = lookup_for(spf_dns)
+    include_asked = asyncio.Event()
+
+    async def lookup(name: str, rtype: str):
+        if (name, rtype) == ("inc.spf.test", "TXT"):
+            include_asked.set()
+        elif (name, rtype) == ("mail.spf.test", "A"):
+            # one after the other, the include would wait for this lookup: a timeout here
+            await asyncio.wait_for(include_asked.wait(), 2)
+        return await ask(name, rtype)
+
+    report = await evaluate_spf("par.spf.test", lookup)
+
+    assert (report.errors, report.lookups, report.policy) == ([], 2, "-all")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from importlib import resources
+
 import pytest
 
 from tests.servers.dns import DnsServer
@@ -11,7 +14,12 @@ from tests.tools.domain.support import context
 from toolrun.config import Settings
 from toolrun.net import rdap
 from toolrun.tools.domain.models import DomainInput
-from toolrun.tools.domain.providers import host_matches, load_providers, match_registrar
+from toolrun.tools.domain.providers import (
+    host_matches,
+    load_providers,
+    match_address,
+    match_registrar,
+)
 from toolrun.tools.domain.vendor_lookup import (
     DEFINITION,
     dns_hosts,
@@ -47,8 +55,54 @@ def test_signature_file_covers_the_large_providers():
                 provider.cname,
                 provider.headers,
                 provider.registrar,
+                provider.ips,
             )
         )
+        assert bool(provider.ips) == bool(provider.ip_evidence)
+
+
+def test_every_ip_source_is_documented():
+    notes = json.loads((resources.files("toolrun.data") / "providers.json").read_text())["notes"]
+    assert set(notes["ipSources"]) == {p.id for p in PROVIDERS if p.ips}
+
+
+def inside(network) -> str:
+    """An address of ``network``: the address itself, else one past the network address."""
+    return str(network[0] if network.num_addresses == 1 else network[1])
+
+
+@pytest.mark.parametrize(
+    ("provider", "network"), [(p.id, n) for p in PROVIDERS for n in p.ips], ids=str
+)
+def test_hosting_and_cdn_family_by_address(provider, network):
+    rtype = "A" if network.version == 4 else "AAAA"
+    hosts, cdns = web_vendors([], None, [(rtype, "example.com", inside(network))])
+    match = next(m for m in hosts + cdns if m.provider == provider)
+    assert match.confidence == "high"
+    assert match.evidence[0].startswith(f"{rtype} example.com {inside(network)} in {network} (")
+
+
+@pytest.mark.parametrize(
+    ("address", "provider"),
+    [
+        ("104.16.132.229", "cloudflare"),
+        ("2606:4700::6810:84e5", "cloudflare"),
+        ("151.101.1.69", "fastly"),
+        ("185.199.110.153", "github-pages"),
+        ("2606:50c0:8002::153", "github-pages"),
+        ("76.76.21.21", "vercel"),
+        ("75.2.60.5", "netlify"),
+        ("23.227.38.65", "shopify"),
+        ("198.49.23.145", "squarespace"),
+        ("185.199.110.154", None),  # next to GitHub Pages' address, not it
+        ("76.76.21.22", None),
+        ("104.15.255.255", None),  # just below Cloudflare's 104.16.0.0/13
+        ("192.0.2.1", None),
+        ("not an address", None),
+    ],
+)
+def test_match_address(address, provider):
+    assert [p.id for p, _ in match_address(address)] == ([provider] if provider else [])
 
 
 @pytest.mark.parametrize(("provider", "rule"), ids("ns"))
@@ -172,6 +226,44 @@ async def test_lookup_over_loopback_services():
     assert result.web_host[0].evidence == ["CNAME www.vendor.test -> vendor-site.netlify.app"]
     assert [(m.provider, m.confidence) for m in result.cdn] == [("cloudflare", "high")]
     assert result.nameservers == ["ada.ns.cloudflare.com", "bob.ns.cloudflare.com"]
+
+
+ADDRESS_ZONE = """\
+$ORIGIN pages.test.
+$TTL 300
+@        IN SOA  ns1.pages.test. hostmaster.pages.test. 2026112201 10000 2400 604800 1800
+@        IN NS   ns1.pages.test.
+ns1      IN A    127.0.0.1
+@        IN A    127.0.0.1
+www      IN A    185.199.108.153
+www      IN A    185.199.109.153
+www      IN AAAA 2606:50c0:8000::153
+"""
+
+
+async def test_web_host_from_published_addresses():
+    rdap._cache.clear()
+    with DnsServer(ADDRESS_ZONE) as dns, RdapServers() as registry:
+        registry.bootstrap({"test": registry.registry_base})
+        settings = Settings(
+            dns_nameservers=[dns.nameserver],
+            allow_private_networks=True,
+            rdap_bootstrap_url=registry.bootstrap_url,
+            http_timeout_s=2,
+            _env_file=None,
+        )
+        result = await run(
+            DomainInput(domain="pages.test"), context(settings, web_ports={"http": 9, "https": 9})
+        )
+    rdap._cache.clear()
+    assert [(m.provider, m.confidence) for m in result.web_host] == [("github-pages", "high")]
+    assert result.web_host[0].evidence == [
+        "A www.pages.test 185.199.108.153 in 185.199.108.153/32 (a GitHub Pages apex address)",
+        "A www.pages.test 185.199.109.153 in 185.199.109.153/32 (a GitHub Pages apex address)",
+        "AAAA www.pages.test 2606:50c0:8000::153 in 2606:50c0:8000::153/128 (a GitHub Pages apex address)",
+    ]
+    assert result.cdn == []
+    assert result.notes[0].startswith("the website could not be fetched")
 
 
 def test_definition_shape():

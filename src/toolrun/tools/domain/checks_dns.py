@@ -5,9 +5,9 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from toolrun.net.dns import NOERROR
+from toolrun.net.dns import ANSWERED, NOERROR
 from toolrun.tools.domain.models import Check
-from toolrun.tools.domain.setup_data import Observations, host_of
+from toolrun.tools.domain.setup_data import Observations, host_of, values_of
 
 SOA_REFRESH = (1200, 43200)  # RFC 1912 §2.2
 SOA_RETRY = (120, 7200)
@@ -128,35 +128,65 @@ def ns_lame(o: Observations) -> Check:
     )
 
 
+_CONSISTENCY = {
+    "serial": "SOA serials",
+    "ns": "NS sets",
+    "mname": "SOA MNAMEs",
+    "rname": "SOA RNAMEs",
+    "timers": "SOA timers (refresh retry expire minimum)",
+}
+
+
 def ns_consistency(o: Observations) -> Check:
-    """All servers serve the same SOA serial (CONSISTENCY01)."""
-    serials = {
-        p.address: p.serial for ps in o.ns_probes.values() for p in ps if p.serial is not None
+    """Every authoritative server serves the same SOA serial (CONSISTENCY01), RNAME (02),
+    timers (03), MNAME (06) and NS set (04)."""
+    served = {
+        p.address: {key: getattr(p, key) for key in _CONSISTENCY}
+        for probes in o.ns_probes.values()
+        for p in probes
+        if p.authoritative and p.serial is not None
     }
-    if len(serials) < 2:
+    value = {
+        a: {k: list(v) if isinstance(v, tuple) else v for k, v in f.items()}
+        for a, f in served.items()
+    }
+    title = "Name server consistency"
+    if len(served) < 2:
         return Check(
             id="ns-consistency",
-            title="Name server consistency",
+            title=title,
             status="info",
-            value=serials,
-            detail="Fewer than two name servers gave a serial to compare.",
+            value=value,
+            detail="Fewer than two name server addresses answered authoritatively to compare.",
         )
-    distinct = sorted(set(serials.values()))
-    if len(distinct) > 1:
+    differences = []
+    for key, label in _CONSISTENCY.items():
+        distinct = sorted({f[key] for f in served.values() if f[key] is not None}, key=str)
+        if len(distinct) > 1:
+            shown = "; ".join(
+                " ".join(map(str, v)) if isinstance(v, tuple) else str(v) for v in distinct
+            )
+            differences.append(f"{label} differ: {shown}")
+    if differences:
         return Check(
             id="ns-consistency",
-            title="Name server consistency",
+            title=title,
             status="warn",
-            value=serials,
-            detail=f"The name servers serve different SOA serials ({', '.join(map(str, distinct))}).",
-            recommendation="Check zone transfers: a difference right after an edit is normal, a lasting one is not.",
+            value=value,
+            detail=". ".join(differences) + ".",
+            recommendation=(
+                "Make every name server serve the same zone: check zone transfers (a serial "
+                "difference right after an edit is normal, a lasting one is not) and publish "
+                "the same NS records on all of them."
+            ),
         )
+    serial = next(iter(served.values()))["serial"]
     return Check(
         id="ns-consistency",
-        title="Name server consistency",
+        title=title,
         status="pass",
-        value=serials,
-        detail=f"Every name server serves serial {distinct[0]}.",
+        value=value,
+        detail=f"{len(served)} name server addresses serve serial {serial} with the same SOA fields and NS set.",
     )
 
 
@@ -264,17 +294,32 @@ _CAA = re.compile(r'^(\d+)\s+([a-z0-9]+)\s+"(.*)"$', re.I)
 
 
 def caa(o: Observations) -> Check:
-    """CAA records exist, parse, and at least one ``issue`` names a CA (Internet.nl)."""
-    values = o.values(o.domain, "CAA")
+    """The relevant CAA set (RFC 8659 §3: the first non-empty set climbing from the domain
+    towards its TLD) parses, and at least one ``issue`` names a CA (Internet.nl)."""
+    asked = [name for name, _ in o.caa]
+    found_at, last = o.caa[-1] if o.caa else (o.domain, o.answer(o.domain, "CAA"))
+    values = values_of(last, "CAA")
+    value = {"records": values, "foundAt": found_at if values else None, "asked": asked}
+    if last.status not in ANSWERED:
+        reason = f" ({last.detail})" if last.detail else ""
+        return Check(
+            id="caa",
+            title="CAA",
+            status="fail",
+            value=value,
+            detail=f"The CAA lookup of {found_at} failed: {last.status}{reason}. Certificate authorities refuse to issue while it fails (RFC 8659 §3).",
+            recommendation=f"Make the name servers of {found_at} answer CAA queries (an empty answer is fine).",
+        )
     if not values:
         return Check(
             id="caa",
             title="CAA",
             status="warn",
-            value=[],
-            detail="No CAA record: any certificate authority may issue for this domain.",
+            value=value,
+            detail=f"No CAA record at {' or '.join(asked)}: any certificate authority may issue for this domain.",
             recommendation='Publish CAA records naming your CAs, e.g. 0 issue "letsencrypt.org".',
         )
+    where = "" if found_at == o.domain else f" (inherited from {found_at})"
     parsed = [_CAA.match(v) for v in values]
     bad = [
         v
@@ -287,8 +332,8 @@ def caa(o: Observations) -> Check:
             id="caa",
             title="CAA",
             status="fail",
-            value=values,
-            detail=f"Malformed CAA record(s): {', '.join(bad)}.",
+            value=value,
+            detail=f"Malformed CAA record(s){where}: {', '.join(bad)}.",
             recommendation="Fix the CAA syntax: flags, a known tag and a quoted value.",
         )
     if not issuers:
@@ -296,16 +341,16 @@ def caa(o: Observations) -> Check:
             id="caa",
             title="CAA",
             status="warn",
-            value=values,
-            detail="CAA records exist but none has an 'issue' tag.",
+            value=value,
+            detail=f"CAA records exist{where} but none has an 'issue' tag.",
             recommendation="Add an 'issue' record for the CA that issues your certificates.",
         )
     return Check(
         id="caa",
         title="CAA",
         status="pass",
-        value=values,
-        detail=f"Certificate issuance is limited to: {', '.join(i or ';' for i in issuers)}.",
+        value=value,
+        detail=f"Certificate issuance is limited to: {', '.join(i or ';' for i in issuers)}{where}.",
     )
 
 

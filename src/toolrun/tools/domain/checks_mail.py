@@ -8,8 +8,14 @@ import re
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 
+from toolrun.net.dns import ANSWERED
 from toolrun.tools.domain.models import Check
-from toolrun.tools.domain.setup_data import Observations, dmarc_record, dmarc_tags
+from toolrun.tools.domain.setup_data import (
+    DKIM_SELECTORS,
+    Observations,
+    dmarc_record,
+    dmarc_tags,
+)
 
 DKIM_MIN_BITS = 1024
 MTA_STS_MAX_AGE = 31557600
@@ -65,6 +71,22 @@ def mx_resolvable(o: Observations) -> Check:
             detail="No mail exchanger to resolve.",
         )
     missing = [h for h, a in o.mx_addresses.items() if not a]
+    unanswered = {
+        h: a.status
+        for h in missing
+        for a in (o.answer(h, "A"), o.answer(h, "AAAA"))
+        if a.status not in ANSWERED
+    }
+    if unanswered and set(unanswered) == set(missing):
+        failed = ", ".join(f"{h} ({status})" for h, status in unanswered.items())
+        return Check(
+            id="mx-resolvable",
+            title="MX hosts resolve",
+            status="warn",
+            value=o.mx_addresses,
+            detail=f"The address lookup failed for: {failed}.",
+            recommendation="Make sure the name servers of every MX host answer A and AAAA queries.",
+        )
     if missing:
         return Check(
             id="mx-resolvable",
@@ -304,6 +326,21 @@ def dkim(o: Observations) -> Check:
             status="pass",
             value=value,
             detail=f"DKIM keys found for selectors: {', '.join(sorted(found))}.",
+        )
+    failed = sorted(
+        s
+        for s in DKIM_SELECTORS
+        if o.answer(f"{s}._domainkey.{o.domain}", "TXT").status not in ANSWERED
+    )
+    if failed:
+        value["unanswered"] = failed
+        return Check(
+            id="dkim",
+            title="DKIM",
+            status="warn",
+            value=value,
+            detail=f"No DKIM key on the selectors that answered; the lookup failed for {len(failed)} selector(s): {', '.join(failed)}.",
+            recommendation="Make sure the name servers answer TXT queries under _domainkey.",
         )
     status = o.answer(f"_domainkey.{o.domain}", "TXT").status
     if status in ("NOERROR", "NODATA"):

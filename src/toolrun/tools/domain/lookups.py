@@ -15,6 +15,11 @@ from toolrun.net.dns import NXDOMAIN, DnsAnswer, InvalidName, query
 QUERY_TIMEOUT_S = 4.0
 
 
+def question_key(name: str, rtype: str) -> tuple[str, str]:
+    """``(name, type)`` as answers are filed: lower case, no trailing dot, upper-case type."""
+    return name.lower().rstrip("."), rtype.upper()
+
+
 class Lookups:
     """A per-run cache of DNS answers."""
 
@@ -24,7 +29,8 @@ class Lookups:
         self._tasks: dict[tuple[str, str], asyncio.Task[DnsAnswer]] = {}
 
     def start(self, name: str, rtype: str) -> asyncio.Task[DnsAnswer]:
-        key = (name.lower().rstrip("."), rtype.upper())
+        """The task answering ``(name, rtype)``, started on the first call."""
+        key = question_key(name, rtype)
         task = self._tasks.get(key)
         if task is None:
             task = asyncio.ensure_future(self._ask(*key))
@@ -44,6 +50,14 @@ class Lookups:
 
     async def many(self, questions: list[tuple[str, str]]) -> list[DnsAnswer]:
         return list(await asyncio.gather(*(self.get(n, t) for n, t in questions)))
+
+    def answers(self) -> dict[tuple[str, str], DnsAnswer]:
+        """Every answer received so far, by ``(name, type)`` as ``question_key`` writes them."""
+        return {
+            key: task.result()
+            for key, task in self._tasks.items()
+            if task.done() and not task.cancelled() and task.exception() is None
+        }
 
     @property
     def asked(self) -> int:

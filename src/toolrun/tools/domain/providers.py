@@ -4,16 +4,21 @@ Rule kinds: ``ns``, ``mx``, ``spf`` (include targets) and ``cname`` are host-nam
 suffixes matched on a label boundary (a rule ending in ``-`` such as ``awsdns-`` matches
 the start of any label); ``headers`` are ``[name, substring-or-null]`` pairs matched
 against HTTP response headers (lower-case); ``registrar`` holds lower-case substrings
-of a registrar's name. ``web`` says whether web evidence means a CDN or a host.
+of a registrar's name; ``ips`` are addresses or CIDR ranges the provider publishes
+(``ipEvidence`` says which publication; the file's ``notes`` give each source).
+``web`` says whether web evidence means a CDN or a host.
 """
 
 from __future__ import annotations
 
 import functools
+import ipaddress
 import json
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 @dataclass(frozen=True)
@@ -29,6 +34,8 @@ class Provider:
     cname: tuple[str, ...] = ()
     headers: tuple[tuple[str, str | None], ...] = ()
     registrar: tuple[str, ...] = ()
+    ips: tuple[Network, ...] = ()
+    ip_evidence: str = ""
     web: str = "hosting"
 
     @classmethod
@@ -45,6 +52,8 @@ class Provider:
                 (str(n).lower(), v.lower() if v else None) for n, v in item.get("headers", ())
             ),
             registrar=tuple(item.get("registrar", ())),
+            ips=tuple(ipaddress.ip_network(n) for n in item.get("ips", ())),
+            ip_evidence=item.get("ipEvidence", ""),
             web=item.get("web", "hosting"),
         )
 
@@ -80,6 +89,15 @@ def match_headers(headers: list[tuple[str, str]]) -> list[tuple[Provider, str]]:
                     found.append((provider, f"{key}: {value}"[:200]))
                     break
     return found
+
+
+def match_address(address: str) -> list[tuple[Provider, Network]]:
+    """``(provider, network)`` for every published network holding ``address``."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return []
+    return [(p, n) for p in load_providers() for n in p.ips if ip in n]
 
 
 def match_registrar(name: str) -> Provider | None:

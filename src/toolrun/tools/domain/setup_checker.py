@@ -2,7 +2,10 @@
 
 Everything is observed first, concurrently (``setup_data.gather``); the checks are
 pure functions of the observations (``checks_dns``, ``checks_mail``, ``checks_web``).
-The result is the shared checker shape (DESIGN §6).
+The result is the shared checker shape (DESIGN §6), plus ``dnsErrors``: every question
+that got no usable answer (SERVFAIL, REFUSED, TIMEOUT), with the reason. A check whose
+own question is among them says it could not be checked (fail after an unusable answer,
+warn after a timeout) instead of reporting the record missing.
 
 Test and intranet seam: ``ctx.services["dns_port"]`` (the port name servers are
 asked on directly, default 53) and ``ctx.services["web_ports"]`` (``{"http": p,
@@ -16,6 +19,7 @@ from datetime import UTC, datetime
 
 from pydantic import Field
 
+from toolrun.net.dns import ANSWERED, TIMEOUT
 from toolrun.tools.base import ToolContext, ToolDefinition, ToolFailure
 from toolrun.tools.domain import checks_dns, checks_mail, checks_web
 from toolrun.tools.domain.http import open_fetcher
@@ -24,6 +28,16 @@ from toolrun.tools.domain.names import unicode_name
 from toolrun.tools.domain.setup_data import Observations, gather
 
 RELATED_TOOLS = ["dns-lookup", "whois-lookup", "rdap-lookup", "domain-vendor-lookup"]
+
+
+class DnsError(CamelModel):
+    """A DNS question that got no usable answer."""
+
+    name: str
+    type: str
+    status: str = Field(description="SERVFAIL, REFUSED or TIMEOUT.")
+    resolver: str
+    detail: str | None = Field(description="Why, when the server's rcode does not say it.")
 
 
 class SetupCheckerResult(CamelModel):
@@ -39,6 +53,9 @@ class SetupCheckerResult(CamelModel):
     )
     related_tools: list[str]
     dns_queries: int = Field(description="DNS questions asked through the resolver.")
+    dns_errors: list[DnsError] = Field(
+        description="Questions without a usable answer; the checks reading them say so."
+    )
 
 
 CHECKS: list[Callable[[Observations], Check]] = [
@@ -68,9 +85,69 @@ CHECKS: list[Callable[[Observations], Check]] = [
 """Every check, in report order."""
 
 
+def inputs(o: Observations) -> dict[str, list[tuple[str, str]]]:
+    """The questions a check cannot do without, by check id (CAA, DKIM and the SPF tree
+    report their own failed lookups)."""
+    d = o.domain
+    ns = [(d, "NS")]
+    return {
+        "ns-count": ns,
+        "ns-diversity": ns,
+        "ns-lame": ns,
+        "ns-consistency": ns,
+        "soa": [(d, "SOA")],
+        "apex-address": [(d, "A"), (d, "AAAA")],
+        "www-address": [(f"www.{d}", "A"), (f"www.{d}", "AAAA")],
+        "mx": [(d, "MX")],
+        "mx-resolvable": [(d, "MX")],
+        "spf": [(d, "TXT")],
+        "spf-lookups": [(d, "TXT")],
+        "dmarc": [(f"_dmarc.{d}", "TXT")],
+        "dmarc-reporting": [(f"_dmarc.{d}", "TXT")],
+        "mta-sts": [(f"_mta-sts.{d}", "TXT")],
+        "tls-rpt": [(f"_smtp._tls.{d}", "TXT")],
+        "bimi": [(f"default._bimi.{d}", "TXT"), (f"_dmarc.{d}", "TXT")],
+        "dnssec": [(d, "DNSKEY"), (d, "DS")],
+    }
+
+
+def unanswerable(check: Check, o: Observations, questions: list[tuple[str, str]]) -> Check:
+    """``check``, or "could not be checked" when a question it needs got no usable answer:
+    a fail when the server answered unusably (every resolver sees that), a warning when
+    nothing came back in time (which may be this side's network)."""
+    failed = [(n, t, o.answer(n, t)) for n, t in questions if o.answer(n, t).status not in ANSWERED]
+    if not failed:
+        return check
+    reasons = [
+        f"{n} {t}: {a.status}" + (f" ({a.detail})" if a.detail else "") for n, t, a in failed
+    ]
+    return check.model_copy(
+        update={
+            "status": "warn" if all(a.status == TIMEOUT for _, _, a in failed) else "fail",
+            "value": {"unanswered": {f"{n} {t}": a.status for n, t, a in failed}},
+            "detail": f"Could not be checked: no usable DNS answer for {'; '.join(reasons)}.",
+            "recommendation": "Make sure every name server of the zone answers these questions; "
+            "resolvers and mail servers that get no answer treat the records as unavailable.",
+        }
+    )
+
+
+def dns_errors(o: Observations) -> list[DnsError]:
+    """Every question of the run without a usable answer, sorted by name and type."""
+    return [
+        DnsError(name=n, type=t, status=a.status, resolver=a.resolver, detail=a.detail)
+        for (n, t), a in sorted(o.answers.items())
+        if a.status not in ANSWERED
+    ]
+
+
 def build_result(observed: Observations) -> SetupCheckerResult:
     """Run every check over the observations."""
-    checks = [check(observed) for check in CHECKS]
+    needed = inputs(observed)
+    checks = []
+    for check in CHECKS:
+        found = check(observed)
+        checks.append(unanswerable(found, observed, needed.get(found.id, [])))
     suggestions = [c.recommendation for c in checks if c.status == "fail" and c.recommendation]
     suggestions += [c.recommendation for c in checks if c.status == "warn" and c.recommendation]
     return SetupCheckerResult(
@@ -82,6 +159,7 @@ def build_result(observed: Observations) -> SetupCheckerResult:
         suggestions=list(dict.fromkeys(suggestions)),
         related_tools=RELATED_TOOLS,
         dns_queries=observed.queries,
+        dns_errors=dns_errors(observed),
     )
 
 

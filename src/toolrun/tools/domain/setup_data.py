@@ -1,10 +1,13 @@
 """What domain-setup-checker observes, gathered concurrently before any check runs.
 
-Round one asks every independent question at once (NS, SOA, addresses, MX, TXT,
-DMARC, DKIM selectors, MTA-STS, TLS-RPT, BIMI, CAA, DNSKEY, DS) while the web
-requests run beside it; round two asks what depends on round one (name-server
-addresses and their direct SOA answers, MX host addresses, the SPF tree, the
-MTA-STS policy, DMARC report authorisations).
+Every independent question (NS, SOA, addresses, MX, TXT, DMARC, DKIM selectors,
+MTA-STS, TLS-RPT, BIMI, CAA, DNSKEY, DS) is asked at once, beside the two web requests.
+Each follow-up starts as soon as the one answer it needs is in, not when the whole
+first round is: the name-server addresses and then each server's own SOA and NS
+answers after the NS answer, the MX host addresses after MX, the SPF tree after TXT,
+the DMARC report authorisations after ``_dmarc``, the MTA-STS policy after
+``_mta-sts``, the CAA climb towards the TLD after the name's own CAA answer. So the run
+takes about as long as its longest chain of dependent answers.
 """
 
 from __future__ import annotations
@@ -14,10 +17,10 @@ import re
 from dataclasses import dataclass, field
 
 from toolrun.config import Settings
-from toolrun.net.dns import DnsAnswer
+from toolrun.net.dns import ANSWERED, DnsAnswer
 from toolrun.net.errors import NetError
 from toolrun.net.fetch import Fetcher, FetchResult
-from toolrun.tools.domain.lookups import Lookups
+from toolrun.tools.domain.lookups import Lookups, question_key
 from toolrun.tools.domain.nsprobe import NsProbe, probe
 from toolrun.tools.domain.spf import SpfReport, evaluate_spf
 
@@ -48,7 +51,11 @@ class WebFetch:
 
 @dataclass
 class Observations:
-    """Everything the checks read."""
+    """Everything the checks read.
+
+    ``answers`` holds every DNS question of the run (the SPF tree, MX and name-server
+    host addresses and the CAA climb included); ``caa`` is the climb in the order asked.
+    """
 
     domain: str
     answers: dict[tuple[str, str], DnsAnswer] = field(default_factory=dict)
@@ -59,15 +66,21 @@ class Observations:
     dkim: dict[str, str] = field(default_factory=dict)
     dmarc_authorised: dict[str, bool] = field(default_factory=dict)
     mta_sts_policy: WebFetch | None = None
+    caa: list[tuple[str, DnsAnswer]] = field(default_factory=list)
     https: WebFetch | None = None
     http: WebFetch | None = None
     queries: int = 0
 
     def answer(self, name: str, rtype: str) -> DnsAnswer:
-        return self.answers[(name, rtype)]
+        return self.answers[question_key(name, rtype)]
 
     def values(self, name: str, rtype: str) -> list[str]:
-        return [r.value for r in self.answers[(name, rtype)].records if r.type == rtype]
+        return values_of(self.answer(name, rtype), rtype)
+
+
+def values_of(answer: DnsAnswer, rtype: str) -> list[str]:
+    """The values of the ``rtype`` records of an answer (CNAME steps left out)."""
+    return [r.value for r in answer.records if r.type == rtype]
 
 
 def first_round(domain: str) -> list[tuple[str, str]]:
@@ -89,6 +102,12 @@ def host_of(value: str) -> str:
     return value.split()[-1].rstrip(".").lower() if value.split() else ""
 
 
+def caa_names(domain: str) -> list[str]:
+    """The names RFC 8659 §3 climbs for the relevant CAA set: ``domain`` up to its TLD."""
+    labels = domain.split(".")
+    return [".".join(labels[i:]) for i in range(len(labels))]
+
+
 async def gather(
     domain: str,
     settings: Settings,
@@ -100,19 +119,22 @@ async def gather(
     """Ask everything; DNS outcomes and web failures are observations, never exceptions."""
     lookups = Lookups(settings)
     observed = Observations(domain=domain)
+    ports = web_ports or {}
     try:
-        web = asyncio.ensure_future(_web(domain, fetcher, web_ports or {}))
         questions = first_round(domain)
-        answers = await lookups.many(questions)
-        observed.answers.update(zip(questions, answers, strict=True))
-        await asyncio.gather(
-            _name_servers(observed, lookups, settings, dns_port),
-            _mail_hosts(observed, lookups),
-            _spf(observed, lookups),
-            _dmarc_authorisations(observed, lookups),
-            _mta_sts(observed, fetcher, web_ports or {}),
-        )
-        observed.https, observed.http = await web
+        for name, rtype in questions:
+            lookups.start(name, rtype)
+        async with asyncio.TaskGroup() as group:
+            web = group.create_task(_web(domain, fetcher, ports))
+            group.create_task(_name_servers(observed, lookups, settings, dns_port))
+            group.create_task(_mail_hosts(observed, lookups))
+            group.create_task(_spf(observed, lookups))
+            group.create_task(_dmarc_authorisations(observed, lookups))
+            group.create_task(_mta_sts(observed, lookups, fetcher, ports))
+            group.create_task(_caa(observed, lookups))
+            group.create_task(lookups.many(questions))
+        observed.https, observed.http = web.result()
+        observed.answers = lookups.answers()
         observed.dkim = {
             s: v
             for s in DKIM_SELECTORS
@@ -128,39 +150,51 @@ async def gather(
 async def _name_servers(
     observed: Observations, lookups: Lookups, settings: Settings, port: int
 ) -> None:
-    names = sorted({host_of(v) for v in observed.values(observed.domain, "NS")})[:MAX_PROBED_NS]
-    questions = [(n, t) for n in names for t in ("A", "AAAA")]
-    answers = await lookups.many(questions)
-    for (name, _), answer in zip(questions, answers, strict=True):
-        observed.ns_addresses.setdefault(name, []).extend(
-            r.value for r in answer.records if r.type in ("A", "AAAA")
-        )
+    """Each NS host's addresses, then each address asked directly (once per address)."""
+    answer = await lookups.get(observed.domain, "NS")
+    names = sorted({host_of(v) for v in values_of(answer, "NS")})[:MAX_PROBED_NS]
+    probes: dict[str, asyncio.Task[NsProbe]] = {}
 
-    async def probe_all(name: str) -> tuple[str, list[NsProbe]]:
-        addresses = observed.ns_addresses.get(name, [])
-        probes = await asyncio.gather(
-            *(probe(observed.domain, a, settings, port=port) for a in addresses)
-        )
-        return name, list(probes)
+    async def resolve_and_probe(name: str) -> tuple[str, list[str], list[NsProbe]]:
+        found = await lookups.many([(name, "A"), (name, "AAAA")])
+        addresses = [r.value for a in found for r in a.records if r.type in ("A", "AAAA")]
+        for address in addresses:
+            if address not in probes:
+                probes[address] = asyncio.ensure_future(
+                    probe(observed.domain, address, settings, port=port)
+                )
+        return name, addresses, list(await asyncio.gather(*(probes[a] for a in addresses)))
 
-    observed.ns_probes = dict(await asyncio.gather(*(probe_all(n) for n in names)))
+    for name, addresses, results in await asyncio.gather(*map(resolve_and_probe, names)):
+        observed.ns_addresses[name] = addresses
+        observed.ns_probes[name] = results
 
 
 async def _mail_hosts(observed: Observations, lookups: Lookups) -> None:
-    hosts = [host_of(v) for v in observed.values(observed.domain, "MX")]
-    hosts = [h for h in dict.fromkeys(hosts) if h][:MAX_MX_HOSTS]
+    answer = await lookups.get(observed.domain, "MX")
+    hosts = [h for h in dict.fromkeys(host_of(v) for v in values_of(answer, "MX")) if h]
+    hosts = hosts[:MAX_MX_HOSTS]
     questions = [(h, t) for h in hosts for t in ("A", "AAAA")]
     answers = await lookups.many(questions)
     for host in hosts:
         observed.mx_addresses[host] = []
-    for (host, _), answer in zip(questions, answers, strict=True):
+    for (host, _), found in zip(questions, answers, strict=True):
         observed.mx_addresses[host].extend(
-            r.value for r in answer.records if r.type in ("A", "AAAA")
+            r.value for r in found.records if r.type in ("A", "AAAA")
         )
 
 
 async def _spf(observed: Observations, lookups: Lookups) -> None:
     observed.spf = await evaluate_spf(observed.domain, lookups.get)
+
+
+async def _caa(observed: Observations, lookups: Lookups) -> None:
+    """Climb from the domain towards its TLD; stop at the first CAA set or failed lookup."""
+    for name in caa_names(observed.domain):
+        answer = await lookups.get(name, "CAA")
+        observed.caa.append((name, answer))
+        if values_of(answer, "CAA") or answer.status not in ANSWERED:
+            return
 
 
 def dmarc_record(observed: Observations) -> list[str]:
@@ -186,19 +220,22 @@ def report_domains(uris: str) -> list[str]:
 
 
 async def _dmarc_authorisations(observed: Observations, lookups: Lookups) -> None:
-    records = dmarc_record(observed)
+    answer = await lookups.get(f"_dmarc.{observed.domain}", "TXT")
+    records = [v for v in values_of(answer, "TXT") if v.startswith("v=DMARC1")]
     if not records:
         return
     tags = dmarc_tags(records[0])
-    external = {
-        d
-        for d in report_domains(tags.get("rua", "") + "," + tags.get("ruf", ""))
-        if d != observed.domain and not d.endswith("." + observed.domain)
-    }
-    for target in sorted(external):
-        answer = await lookups.get(f"{observed.domain}._report._dmarc.{target}", "TXT")
+    external = sorted(
+        {
+            d
+            for d in report_domains(tags.get("rua", "") + "," + tags.get("ruf", ""))
+            if d != observed.domain and not d.endswith("." + observed.domain)
+        }
+    )
+    found = await lookups.many([(f"{observed.domain}._report._dmarc.{d}", "TXT") for d in external])
+    for target, authorisation in zip(external, found, strict=True):
         observed.dmarc_authorised[target] = any(
-            r.value.startswith("v=DMARC1") for r in answer.records
+            r.value.startswith("v=DMARC1") for r in authorisation.records
         )
 
 
@@ -223,10 +260,11 @@ async def _web(domain: str, fetcher: Fetcher, ports: dict[str, int]) -> tuple[We
     return https, http
 
 
-async def _mta_sts(observed: Observations, fetcher: Fetcher, ports: dict[str, int]) -> None:
-    if not any(
-        v.startswith("v=STSv1") for v in observed.values(f"_mta-sts.{observed.domain}", "TXT")
-    ):
+async def _mta_sts(
+    observed: Observations, lookups: Lookups, fetcher: Fetcher, ports: dict[str, int]
+) -> None:
+    answer = await lookups.get(f"_mta-sts.{observed.domain}", "TXT")
+    if not any(v.startswith("v=STSv1") for v in values_of(answer, "TXT")):
         return
     url = _url("https", f"mta-sts.{observed.domain}", "/.well-known/mta-sts.txt", ports)
     observed.mta_sts_policy = await _fetch(fetcher, url)

@@ -199,9 +199,12 @@ class _Walk:
                 )
             else:
                 targets.append(node.redirect)
-        voids = await asyncio.gather(*probes)
+        # a term's own lookups and the included records are independent: ask them together
+        voids, children = await asyncio.gather(
+            asyncio.gather(*probes), asyncio.gather(*(self.child(t, chain, node) for t in targets))
+        )
         node.void_lookups += sum(voids)
-        node.children = await asyncio.gather(*(self.child(t, chain, node) for t in targets))
+        node.children = children
         if node.redirect and not node.all:
             redirected = next((c for c in node.children if c.domain == node.redirect), None)
             node.all = redirected.all if redirected is not None else None

@@ -6,7 +6,8 @@ Evidence, per role:
 - DNS host: the NS records (high confidence when every name server matches);
 - email: the MX records (high), the SPF record's ``include:`` targets (low: they
   name senders, not the mailbox provider);
-- web host and CDN: the CNAME chains of the apex and ``www`` (high) and the HTTP
+- web host and CDN: the CNAME chains of the apex and ``www`` (high), their A/AAAA
+  addresses inside a provider's published addresses or ranges (high), and the HTTP
   response headers of ``https://<domain>/`` (``http://`` if HTTPS fails; high for a
   provider-specific header, medium for a generic ``server`` value).
 
@@ -31,6 +32,7 @@ from toolrun.tools.domain.models import CamelModel, DomainInput
 from toolrun.tools.domain.names import registrable_domain
 from toolrun.tools.domain.providers import (
     Provider,
+    match_address,
     match_headers,
     match_host,
     match_registrar,
@@ -128,14 +130,22 @@ def email_providers(mx_hosts: list[str], txt: list[str]) -> list[VendorMatch]:
 
 
 def web_vendors(
-    cnames: Iterable[tuple[str, str]], headers: list[tuple[str, str]] | None
+    cnames: Iterable[tuple[str, str]],
+    headers: list[tuple[str, str]] | None,
+    addresses: Iterable[tuple[str, str, str]] = (),
 ) -> tuple[list[VendorMatch], list[VendorMatch]]:
-    """``(web hosts, CDNs)`` from CNAME targets and HTTP response headers."""
+    """``(web hosts, CDNs)`` from CNAME targets, ``(type, owner, address)`` records and
+    HTTP response headers."""
     hosts, cdns = _Tally(), _Tally()
     for owner, target in cnames:
         for provider in match_host(target, "cname"):
             (cdns if provider.web == "cdn" else hosts).add(
                 provider, "high", f"CNAME {owner} -> {target}"
+            )
+    for rtype, owner, address in addresses:
+        for provider, network in match_address(address):
+            (cdns if provider.web == "cdn" else hosts).add(
+                provider, "high", f"{rtype} {owner} {address} in {network} ({provider.ip_evidence})"
             )
     for provider, header in match_headers(headers or []):
         generic = header.lower().startswith(("server:", "via:"))
@@ -183,14 +193,20 @@ async def _headers(
     return None, "; ".join(errors)
 
 
-async def _cnames(lookups: Lookups, names: list[str]) -> list[tuple[str, str]]:
+async def _web_records(
+    lookups: Lookups, names: list[str]
+) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
+    """The CNAME steps ``(owner, target)`` and addresses ``(type, owner, address)`` of
+    ``names``."""
     answers = await lookups.many([(n, "A") for n in names] + [(n, "AAAA") for n in names])
-    chains = []
+    chains, addresses = [], []
     for answer in answers:
         for record in answer.records:
             if record.type == "CNAME":
                 chains.append((record.name.rstrip("."), record.value.rstrip(".")))
-    return list(dict.fromkeys(chains))
+            elif record.type in ("A", "AAAA"):
+                addresses.append((record.type, record.name.rstrip("."), record.value))
+    return list(dict.fromkeys(chains)), list(dict.fromkeys(addresses))
 
 
 async def vendor_lookup(
@@ -202,12 +218,19 @@ async def vendor_lookup(
     ports = (ctx.services.get("web_ports") if ctx else None) or {}
     try:
         async with open_fetcher(settings, ctx) as fetcher:
-            registrar, ns, mx, txt, cnames, (headers, web_error) = await asyncio.gather(
+            (
+                registrar,
+                ns,
+                mx,
+                txt,
+                (cnames, addresses),
+                (headers, web_error),
+            ) = await asyncio.gather(
                 _registrar(zone, settings, ctx),
                 lookups.get(zone, "NS"),
                 lookups.get(zone, "MX"),
                 lookups.get(zone, "TXT"),
-                _cnames(lookups, list(dict.fromkeys([domain, f"www.{zone}"]))),
+                _web_records(lookups, list(dict.fromkeys([domain, f"www.{zone}"]))),
                 _headers(domain, fetcher, ports),
             )
     finally:
@@ -216,7 +239,7 @@ async def vendor_lookup(
         raise ToolFailure(400, f"{zone} does not exist (NXDOMAIN)")
     nameservers = sorted({host_of(r.value) for r in ns.records if r.type == "NS"})
     mx_hosts = [host_of(r.value) for r in mx.records if r.type == "MX" and host_of(r.value)]
-    web_hosts, cdns = web_vendors(cnames, headers)
+    web_hosts, cdns = web_vendors(cnames, headers, addresses)
     notes = (
         []
         if web_error is None
@@ -248,8 +271,8 @@ DEFINITION = ToolDefinition(
     name="Domain vendor lookup",
     description=(
         "Names the registrar (RDAP, then WHOIS), DNS host (NS), email provider (MX and SPF "
-        "includes), web host and CDN (CNAMEs and HTTP response headers) of a domain, each "
-        "with the evidence behind it and a confidence."
+        "includes), web host and CDN (CNAMEs, addresses in ranges the providers publish, and "
+        "HTTP response headers) of a domain, each with the evidence behind it and a confidence."
     ),
     input_model=DomainInput,
     output_model=VendorResult,
