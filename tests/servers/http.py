@@ -201,6 +201,7 @@ class HttpServer:
             self.port = self._server.sockets[0].getsockname()[1]
             ready.set()
             loop.run_forever()
+            _cancel_leftovers(loop)
             loop.run_until_complete(loop.shutdown_asyncgens())
         finally:
             ready.set()
@@ -267,6 +268,19 @@ class HttpServer:
             return False
         keep_alive = await _write_response(writer, request, response)
         return keep_alive and (request.header("connection") or "").lower() != "close"
+
+
+def _cancel_leftovers(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what still runs on the stopped loop, as ``asyncio.run`` does before closing.
+
+    A connection accepted during shutdown may still be in its TLS handshake, owned by
+    asyncio's own accept task rather than by a handler: cancelled, that task closes the
+    transport; destroyed with the loop, the transport would leak an unclosed socket.
+    """
+    leftovers = asyncio.all_tasks(loop)
+    for task in leftovers:
+        task.cancel()
+    loop.run_until_complete(asyncio.gather(*leftovers, return_exceptions=True))
 
 
 def _not_found(_request: Request) -> Response:

@@ -107,6 +107,12 @@ class GuardedStream(httpcore.AsyncNetworkStream):
             inner = await self._inner.start_tls(ssl_context, server_hostname, timeout)
         except httpcore.ConnectError as error:
             raise TlsFailed(f"TLS handshake failed: {describe_tls_error(error)}") from None
+        except BaseException:
+            # httpcore closes the TCP stream after an Exception, not after a cancellation (a
+            # job's deadline) in mid-handshake; unclosed, its socket would outlive the job
+            with contextlib.suppress(Exception):
+                await self._inner.aclose()
+            raise
         return GuardedStream(inner, self.address, self.port)
 
     def get_extra_info(self, info: str) -> Any:

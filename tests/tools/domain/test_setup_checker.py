@@ -477,11 +477,12 @@ async def test_follow_up_questions_do_not_wait_for_the_whole_first_round():
 
     started = dns.queries[0].at
     asked = {(q.name, q.type): q.at - started for q in dns.queries}
-    assert asked[("zendesk1._domainkey.good.test.", "TXT")] < 1
-    # each follow-up went out once its own answer was in, long before the silent one gave up
+    silent_asked = asked[("zendesk1._domainkey.good.test.", "TXT")]
+    # each follow-up went out once its own answer was in, before the silent one (4 s) gave up;
+    # waiting for the whole first round would put them at 4 s or later (the margin is for load)
     for follow_up in [
         ("ns1.good.test.", "A"),
         ("mail.good.test.", "A"),
         ("_spf.provider.test.", "TXT"),
     ]:
-        assert asked[follow_up] < 1, follow_up
+        assert asked[follow_up] < silent_asked + 3, follow_up
