@@ -1,12 +1,15 @@
 """Image throughput: toolrun's image code path (in-process) against sharp, same input, same run.
 
-    .venv/bin/python -m bench.image_bench [--seconds 2] [--rounds 3] [--skip-sharp]
+    .venv/bin/python -m bench.image_bench [--seconds 2] [--rounds 3] [--formats jpeg,webp,avif]
+                                          [--skip-sharp]
 
 Task (sharp's published benchmark): decode a 2725x2225 photo-like JPEG,
 resize to 720x588 (cover, Lanczos3), encode JPEG q80; also WebP q80 and AVIF
 q50 output. Modes: ``1 thread`` = one operation at a time, libvips
 concurrency 1 on both sides; ``2 threads`` = two operations in flight, libvips
 concurrency 1 each (toolrun: image pool of 2; sharp: UV_THREADPOOL_SIZE=2).
+Both encode alike: sharp's AVIF default is 4:4:4 chroma, libvips' (toolrun's)
+4:2:0 below quality 90, so sharp is told ``chromaSubsampling: '4:2:0'``.
 Then the peak RSS of a separate process resizing a 10000x10000 PNG.
 
 sharp is installed with npm into a temporary folder by this script. Prints a
@@ -50,8 +53,10 @@ const [input, fmt, quality, parallel, seconds, outDir, minOps] = process.argv.sl
 sharp.cache(false);
 sharp.concurrency(1);
 let n = 0;
+const options = {quality: Number(quality)};
+if (fmt === 'avif') options.chromaSubsampling = '4:2:0';  // as libvips' heifsave below q90
 const one = (i) => sharp(input).resize(720, 588, {fit: 'cover'})
-  .toFormat(fmt, {quality: Number(quality)}).toFile(`${outDir}/sharp-${i}.${fmt}`);
+  .toFormat(fmt, options).toFile(`${outDir}/sharp-${i}.${fmt}`);
 (async () => {
   for (let i = 0; i < 2; i++) await one(0);  // warm-up
   const end = Date.now() + Number(seconds) * 1000;
@@ -133,6 +138,7 @@ def run_sharp(
             str(parallel),
             str(seconds),
             str(folder),
+            str(MIN_OPS),
         ],
         cwd=folder,
         env=env,
@@ -283,6 +289,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="measuring time per round")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per cell")
     parser.add_argument("--skip-sharp", action="store_true", help="toolrun figures only")
+    parser.add_argument(
+        "--formats", default="jpeg,webp,avif", help="output formats to measure, comma-separated"
+    )
     parser.add_argument("--rss-child", nargs=2, metavar=("PNG", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.rss_child:
@@ -301,9 +310,11 @@ def main() -> None:
             sharp_dir.mkdir()
             install_sharp(sharp_dir)
             versions = sharp_versions(sharp_dir)
+        wanted = set(args.formats.split(","))
         rows = [
             measure_cell(photo, work, sharp_dir, fmt, quality, mode, parallel, args)
             for fmt, quality in TASKS
+            if fmt in wanted
             for mode, parallel in MODES
         ]
         rss = measure_rss(big_png, work, sharp_dir)
@@ -313,7 +324,7 @@ def main() -> None:
             f"sharp {'-' if sharp_rss is None else f'{sharp_rss:.1f}'} MiB"
         )
     report = {
-        "command": ".venv/bin/python -m bench.image_bench",
+        "command": " ".join([".venv/bin/python -m bench.image_bench", *sys.argv[1:]]),
         "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
         "libvips_toolrun": ".".join(str(vips.pyvips.version(i)) for i in range(3)),

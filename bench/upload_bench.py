@@ -9,7 +9,9 @@ over the same bytes on the same disk in the same run: writing them in 8 MiB
 pieces and fsyncing once (the upload target ratio is >= 0.5), and reading the
 file back (for the download). The server's peak RSS increase during each phase
 comes from /proc/<pid>/status (VmHWM, reset through clear_refs before each
-phase; psutil is not needed). Prints a table and writes bench/results/upload.json.
+phase; psutil is not needed), and the CPU seconds each phase cost the server
+and this client from /proc/<pid>/stat and os.times(), to tell CPU from I/O.
+Prints a table and writes bench/results/upload.json.
 """
 
 from __future__ import annotations
@@ -108,6 +110,17 @@ def peak_increase_mib(pid: int, baseline_kib: int) -> float:
     return (_status_kib(pid, "VmHWM") - baseline_kib) / 1024
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` (all its threads) so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds() -> float:
+    times = os.times()
+    return times.user + times.system
+
+
 def toolrun(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "toolrun", *args]
     return subprocess.run(command, env=env, check=True, capture_output=True, text=True)
@@ -178,10 +191,14 @@ def one_round(
     write_s = min(plain_write(source, root / "plain.bin") for _ in range(2))
     read_s = min(plain_read(source) for _ in range(2))
     rss_before = reset_peak(pid)
+    server_cpu, client_cpu = cpu_seconds(pid), own_cpu_seconds()
     up = upload(client, source, size, parallel)
+    up_cpu = (cpu_seconds(pid) - server_cpu, own_cpu_seconds() - client_cpu)
     up_rss = peak_increase_mib(pid, rss_before)
     rss_before = reset_peak(pid)
+    server_cpu, client_cpu = cpu_seconds(pid), own_cpu_seconds()
     down_s = download(client, up["asset"]["downloadPath"], size)
+    down_cpu = (cpu_seconds(pid) - server_cpu, own_cpu_seconds() - client_cpu)
     down_rss = peak_increase_mib(pid, rss_before)
     mb = size / 1e6
     return {
@@ -193,10 +210,14 @@ def one_round(
         "uploadChunksRatio": round(write_s / up["chunks_s"], 3),
         "completeSeconds": round(up["total_s"] - up["chunks_s"], 2),
         "uploadPeakRssIncreaseMiB": round(up_rss, 1),
+        "uploadServerCpuSeconds": round(up_cpu[0], 2),
+        "uploadClientCpuSeconds": round(up_cpu[1], 2),
         "downloadMBps": round(mb / down_s, 1),
         "downloadRatioToPlainRead": round(read_s / down_s, 3),
         "downloadRatioToPlainWrite": round(write_s / down_s, 3),
         "downloadPeakRssIncreaseMiB": round(down_rss, 1),
+        "downloadServerCpuSeconds": round(down_cpu[0], 2),
+        "downloadClientCpuSeconds": round(down_cpu[1], 2),
     }
 
 

@@ -6,11 +6,13 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import func, select
 
 from tests.api.uploadkit import (  # noqa: F401  (fixtures)
     account,
     files_app,
     files_client,
+    huge_png,
     other_account,
     png_bytes,
     store,
@@ -22,6 +24,7 @@ from tests.jobkit import money, running_worker, wait_for_status
 from tests.servers.s3 import s3_bucket, s3_env, s3_server  # noqa: F401  (fixtures)
 from toolrun.config import Settings
 from toolrun.db.engine import Database
+from toolrun.db.tables import Job
 from toolrun.storage import Storage
 from toolrun.tools.image.vips import pyvips
 from toolrun.worker.assets import worker_services
@@ -202,6 +205,107 @@ async def test_invalid_image_options_are_400(
     )
     assert response.status_code == 400, response.text
     assert field in [error["field"] for error in response.json()["data"]["errors"]]
+
+
+async def _job_count(db: Database) -> int:
+    async with db.read() as session:
+        return int(await session.scalar(select(func.count()).select_from(Job)) or 0)
+
+
+@pytest.mark.parametrize(
+    ("action", "body", "field", "message"),
+    [
+        ("resize", {"width": 20000, "format": "webp"}, "width", "WEBP image may be at most 16383"),
+        ("resize", {"height": 16384, "width": 10, "fit": "fill", "format": "webp"}, "height", ""),
+        (
+            "resize",
+            {"width": 17000, "height": 17000, "fit": "inside", "format": "webp"},
+            "width",
+            "",
+        ),
+        ("resize", {"width": 60000, "height": 60000}, "width", "3600000000 pixels"),
+        ("crop", {"left": 0, "top": 0, "width": 20000, "height": 5, "format": "webp"}, "width", ""),
+        ("crop", {"left": 0, "top": 0, "width": 5, "height": 70000}, "height", "at most 65535"),
+    ],
+)
+async def test_an_output_over_the_limits_by_the_request_alone_is_400_with_no_job(
+    files_client: httpx.AsyncClient,
+    account: AccountWithKey,
+    db: Database,
+    action: str,
+    body: dict[str, Any],
+    field: str,
+    message: str,
+) -> None:
+    source = await uploaded(files_client, account, png_bytes())
+    response = await files_client.post(
+        f"/openapi/image-tools/{action}",
+        json={"taskId": source["taskId"], **body},
+        headers=account.headers,
+    )
+    assert response.status_code == 400, response.text
+    assert response.json()["data"]["errors"][0]["field"] == field
+    assert message in response.json()["message"]
+    assert (await money(db, account.id))[0] == 10
+    assert await _job_count(db) == 0
+
+
+@pytest.mark.parametrize(
+    ("action", "body", "field", "message"),
+    [
+        ("convert", {"format": "webp"}, "format", "the result would be 20000x40"),
+        ("compress", {"quality": 50, "format": "webp"}, "format", "give a maxWidth"),
+        ("resize", {"height": 80, "format": "webp"}, "height", "the result would be 40000x80"),
+        ("resize", {"width": 16000, "height": 6000}, "width", "scaled to cover the box"),
+    ],
+)
+async def test_an_output_over_the_limits_for_this_source_is_400_with_no_job(
+    files_client: httpx.AsyncClient,
+    account: AccountWithKey,
+    db: Database,
+    action: str,
+    body: dict[str, Any],
+    field: str,
+    message: str,
+) -> None:
+    """The upload's recorded size (20000x40) decides at creation, as the worker would."""
+    source = await uploaded(files_client, account, huge_png(20000, 40))
+    response = await files_client.post(
+        "/openapi/jobs",
+        json={"kind": "image", "action": action, "payload": {"taskId": source["taskId"], **body}},
+        headers=account.headers,
+    )
+    assert response.status_code == 400, response.text
+    assert response.json()["data"]["errors"][0]["field"] == field
+    assert message in response.json()["message"]
+    assert (await money(db, account.id))[0] == 10
+    assert await _job_count(db) == 0
+
+
+@pytest.mark.parametrize(
+    ("action", "body"),
+    [
+        ("convert", {"format": "png"}),
+        ("compress", {"quality": 50, "format": "webp", "maxWidth": 16000}),
+        ("resize", {"width": 16000, "format": "webp"}),
+        ("crop", {"left": 0, "top": 0, "width": 16383, "height": 40, "format": "webp"}),
+    ],
+)
+async def test_the_same_source_within_the_limits_is_accepted(
+    files_client: httpx.AsyncClient,
+    account: AccountWithKey,
+    db: Database,
+    action: str,
+    body: dict[str, Any],
+) -> None:
+    source = await uploaded(files_client, account, huge_png(20000, 40))
+    response = await files_client.post(
+        f"/openapi/image-tools/{action}",
+        json={"taskId": source["taskId"], **body},
+        headers=account.headers,
+    )
+    assert response.status_code == 202, response.text
+    assert await _job_count(db) == 1
 
 
 async def test_catalog_lists_the_image_actions(

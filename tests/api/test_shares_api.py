@@ -17,13 +17,14 @@ from tests.api.uploadkit import account, encoded, other_account, png_bytes
 from tests.conftest import Clock
 from tests.factories import AccountWithKey
 from tests.jobkit import money
+from tests.servers.s3 import S3Server, s3_bucket, s3_env, s3_server
 from toolrun.api.app import create_app
 from toolrun.config import Settings
 from toolrun.db.engine import Database
 from toolrun.db.tables import Account, LedgerEntry, Share
-from toolrun.storage import FileStorage, Storage, StorageError
+from toolrun.storage import FileStorage, Storage, StorageError, open_storage
 
-__all__ = ["account", "other_account"]
+__all__ = ["account", "other_account", "s3_bucket", "s3_env", "s3_server"]
 
 SHARE = "/openapi/mermaid/share"
 CODE = "graph TD\n  A[Start] --> B{Is it?}\n  B -->|Yes| C[OK]\n"
@@ -44,10 +45,27 @@ class FailingWrites(FileStorage):
         raise StorageError("disk on fire")
 
 
-@pytest.fixture
-async def blobs(tmp_path: Path) -> AsyncIterator[Storage]:
-    async with FileStorage(tmp_path / "share-blobs") as storage:
+def _s3_store(server: S3Server, bucket: str) -> Storage:
+    settings = Settings(
+        storage_url=f"s3://{bucket}/toolrun", s3_endpoint_url=server.endpoint_url, _env_file=None
+    )
+    return open_storage(settings)
+
+
+@pytest.fixture(params=["file"])
+async def blobs(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Storage]:
+    """The share store; parametrize indirectly with ``["file", "s3"]`` to add S3."""
+    if request.param == "file":
+        storage: Storage = FileStorage(tmp_path / "share-blobs")
+    else:
+        storage = _s3_store(request.getfixturevalue("s3_env"), request.getfixturevalue("s3_bucket"))
+    try:
         yield storage
+    finally:
+        await storage.aclose()
+
+
+both_stores = pytest.mark.parametrize("blobs", ["file", "s3"], indirect=True)
 
 
 def _app(settings: Settings, db: Database, clock: Clock, storage: Storage) -> FastAPI:
@@ -79,6 +97,7 @@ async def _share(
     )
 
 
+@both_stores
 async def test_share_charges_one_credit_and_is_readable_by_any_key(
     share_client: httpx.AsyncClient,
     db: Database,
@@ -113,6 +132,7 @@ async def test_share_charges_one_credit_and_is_readable_by_any_key(
     assert (await money(db, other_account.id))[0] == 10
 
 
+@both_stores
 async def test_svg_is_served_sandboxed(
     share_client: httpx.AsyncClient, account: AccountWithKey
 ) -> None:
@@ -221,6 +241,25 @@ async def test_storage_failure_is_500_and_refunds(
     assert "disk on fire" not in response.text
     balance, total, reasons = await money(db, account.id)
     assert (balance, total, reasons) == (10, 10, {"signup": 1, "tool_use": 1, "refund": 1})
+    async with db.read() as session:
+        assert list(await session.scalars(select(Share))) == []
+
+
+async def test_an_s3_failure_is_500_and_refunds(
+    settings: Settings, db: Database, clock: Clock, s3_env: S3Server, account: AccountWithKey
+) -> None:
+    """A real fault of a real S3 endpoint: the bucket does not exist."""
+    missing = _s3_store(s3_env, "no-such-bucket-for-toolrun")
+    try:
+        transport = httpx.ASGITransport(app=_app(settings, db, clock, missing))
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            response = await _share(client, account, png_bytes())
+    finally:
+        await missing.aclose()
+    assert response.status_code == 500
+    assert "credit was returned" in response.json()["message"]
+    assert "NoSuchBucket" not in response.text
+    assert (await money(db, account.id))[:2] == (10, 10)
     async with db.read() as session:
         assert list(await session.scalars(select(Share))) == []
 

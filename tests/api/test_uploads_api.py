@@ -14,6 +14,7 @@ from sqlalchemy import select
 from tests.api.uploadkit import (
     TASKS,
     account,
+    both_stores,
     complete,
     encoded,
     files_app,
@@ -31,11 +32,15 @@ from tests.api.uploadkit import (
 from tests.conftest import Clock
 from tests.factories import AccountWithKey
 from tests.jobkit import money
+from tests.servers.s3 import s3_bucket, s3_env, s3_server
 from toolrun.db.engine import Database
 from toolrun.db.tables import Asset, UploadChunk
 from toolrun.storage import Storage
 
-__all__ = ["account", "files_app", "files_client", "other_account", "store"]
+__all__ = [
+    "account", "files_app", "files_client", "other_account", "s3_bucket", "s3_env", "s3_server",
+    "store",
+]  # fmt: skip
 
 ASSET_FIELDS = {
     "taskId", "kind", "fileName", "mimeType", "extension", "size", "fileSize", "createdAt",
@@ -106,6 +111,7 @@ async def test_bad_session_is_400(
     assert field in [error["field"] for error in response.json()["data"]["errors"]]
 
 
+@both_stores
 async def test_whole_flow_gives_the_asset_with_the_real_type(
     files_client: httpx.AsyncClient, db: Database, account: AccountWithKey
 ) -> None:
@@ -142,6 +148,7 @@ async def test_other_formats_are_found_from_the_bytes(
     assert (asset["width"], asset["height"]) == (8, 6)
 
 
+@both_stores
 async def test_chunks_out_of_order_and_resent(
     files_client: httpx.AsyncClient, account: AccountWithKey
 ) -> None:
@@ -169,6 +176,7 @@ async def test_chunks_out_of_order_and_resent(
     assert file.content == data
 
 
+@both_stores
 async def test_concurrent_chunks_of_one_session(
     files_client: httpx.AsyncClient, db: Database, account: AccountWithKey
 ) -> None:
@@ -252,6 +260,7 @@ async def test_body_over_the_chunk_limit_is_refused_before_reading(
     assert "over the" in response.json()["message"]
 
 
+@both_stores
 async def test_missing_chunks_are_listed_and_the_session_stays_pending(
     files_client: httpx.AsyncClient, account: AccountWithKey
 ) -> None:
@@ -274,6 +283,42 @@ async def test_missing_chunks_are_listed_and_the_session_stays_pending(
     assert (await complete(files_client, account, session["taskId"], total)).status_code == 201
 
 
+async def test_meta_of_a_pending_session_lists_the_received_chunks(
+    files_client: httpx.AsyncClient, account: AccountWithKey
+) -> None:
+    data = png_bytes(20, 20)
+    session = await open_session(files_client, account, size=len(data), chunk_size=10)
+    task_id, total = session["taskId"], session["totalChunks"]
+    pieces = split(data, 10)
+    url = f"{TASKS}/{task_id}/meta"
+    empty = await files_client.get(url, headers=account.headers)
+    assert (empty.status_code, empty.json()["data"]["receivedChunks"]) == (409, [])
+    for index in (total - 1, 3, 0, 3):  # out of order, one re-sent
+        await send_chunk(files_client, account, task_id, index, pieces[index])
+    await send_chunk(files_client, account, task_id, 1, b"short")  # refused: not received
+    meta = await files_client.get(url, headers=account.headers)
+    assert meta.status_code == 409
+    body = meta.json()
+    assert body["code"] == 409
+    assert body["message"] == (
+        f"upload {task_id} is not complete yet: 3 of {total} chunks received; "
+        "send the rest, then complete it"
+    )
+    assert body["data"] == {
+        "path": url, "timestamp": body["data"]["timestamp"], "taskId": task_id,
+        "status": "pending", "chunkSize": 10, "totalChunks": total, "uploadedChunks": 3,
+        "receivedChunks": [0, 3, total - 1], "expiresAt": session["expiresAt"],
+    }  # fmt: skip
+    missing = [i for i in range(total) if i not in body["data"]["receivedChunks"]]
+    for index in missing:  # resume from the answer alone
+        await send_chunk(files_client, account, task_id, index, pieces[index])
+    assert (await complete(files_client, account, task_id, total)).status_code == 201
+    done = await files_client.get(url, headers=account.headers)
+    assert done.status_code == 200
+    assert done.json()["data"]["taskId"] == task_id
+
+
+@both_stores
 @pytest.mark.parametrize(
     "data",
     [
@@ -313,6 +358,7 @@ async def test_valid_gif_with_a_script_tail_is_served_as_a_gif(
     assert file.headers["x-content-type-options"] == "nosniff"
 
 
+@both_stores
 async def test_too_many_pixels_is_refused_without_decoding(
     files_client: httpx.AsyncClient, account: AccountWithKey
 ) -> None:
@@ -323,6 +369,7 @@ async def test_too_many_pixels_is_refused_without_decoding(
     assert "20000x20000 (400000000 pixels)" in response.json()["message"]
 
 
+@both_stores
 async def test_second_complete_answers_the_asset_again(
     files_client: httpx.AsyncClient, account: AccountWithKey
 ) -> None:
@@ -336,6 +383,7 @@ async def test_second_complete_answers_the_asset_again(
     assert late_chunk.status_code == 409
 
 
+@both_stores
 async def test_concurrent_completes_give_one_asset(
     files_client: httpx.AsyncClient, account: AccountWithKey
 ) -> None:
@@ -397,6 +445,7 @@ async def test_uploads_need_a_key(files_client: httpx.AsyncClient) -> None:
     assert response.status_code == 401
 
 
+@both_stores
 async def test_expired_sessions_and_assets_read_as_404(
     files_client: httpx.AsyncClient, account: AccountWithKey, clock: Clock, db: Database
 ) -> None:

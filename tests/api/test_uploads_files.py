@@ -13,6 +13,7 @@ import pytest
 from tests.api.uploadkit import (
     TASKS,
     account,
+    both_stores,
     files_app,
     files_client,
     other_account,
@@ -22,13 +23,17 @@ from tests.api.uploadkit import (
 )
 from tests.conftest import Clock
 from tests.factories import AccountWithKey
+from tests.servers.s3 import s3_bucket, s3_env, s3_server
 from toolrun.api.files import content_disposition
 from toolrun.core import uploads
 from toolrun.core.errors import InvalidInput
 from toolrun.db.engine import Database
 from toolrun.storage import Storage
 
-__all__ = ["account", "files_app", "files_client", "other_account", "store"]
+__all__ = [
+    "account", "files_app", "files_client", "other_account", "s3_bucket", "s3_env", "s3_server",
+    "store",
+]  # fmt: skip
 
 DISPOSITION = re.compile(
     r"^(inline|attachment); filename=\"([ !#-\[\]-~]*)\"(?:; filename\*=UTF-8''([A-Za-z0-9%._~-]*))?$"
@@ -62,6 +67,7 @@ def test_content_disposition_is_well_formed(name: str, fallback: str, exact: str
         )
 
 
+@both_stores
 async def test_download_and_preview_headers(
     files_client: httpx.AsyncClient, account: AccountWithKey
 ) -> None:
@@ -113,6 +119,7 @@ async def test_roles_of_an_uploaded_asset(
         assert response.json()["data"]["errors"]
 
 
+@both_stores
 async def test_etag_and_conditional_get(
     files_client: httpx.AsyncClient, account: AccountWithKey
 ) -> None:
@@ -130,6 +137,7 @@ async def test_etag_and_conditional_get(
     assert other.status_code == 200
 
 
+@both_stores
 @pytest.mark.parametrize(
     ("range_header", "status", "part"),
     [
@@ -173,6 +181,7 @@ async def test_range_requests(
         )
 
 
+@both_stores
 async def test_if_range_with_an_old_etag_gets_the_whole_file(
     files_client: httpx.AsyncClient, account: AccountWithKey
 ) -> None:
@@ -207,6 +216,7 @@ async def _generated(
         return uploads.asset_data(asset)
 
 
+@both_stores
 async def test_generated_asset_roles(
     files_client: httpx.AsyncClient,
     db: Database,

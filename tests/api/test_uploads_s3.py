@@ -21,7 +21,8 @@ from tests.api.uploadkit import (
 from tests.conftest import Clock
 from tests.factories import AccountWithKey
 from tests.servers.s3 import s3_bucket, s3_env, s3_server
-from toolrun.storage import Storage
+from toolrun.core import uploads
+from toolrun.storage import S3Storage, Storage
 from toolrun.tools.image.vips import pyvips
 from toolrun.worker.sweeper import sweep
 
@@ -94,3 +95,38 @@ async def test_sweeper_deletes_expired_files_on_s3(
     result = await sweep(files_app.state.context.db, store, clock=clock)
     assert result.expired == 1
     assert [key async for key in store.list_keys("uploads/")] == []
+
+
+async def test_a_chunk_replaced_during_complete_is_409_and_the_session_stays_pending(
+    files_client: httpx.AsyncClient, account: AccountWithKey, store: Storage
+) -> None:
+    """S3 pins each chunk's ETag while merging: a re-send meanwhile is a conflict, not a 500."""
+    assert isinstance(store, S3Storage)
+    data = png_bytes(12, 12)
+    session = await open_session(files_client, account, size=len(data), chunk_size=40)
+    task_id, pieces = session["taskId"], split(data, 40)
+    for index, piece in enumerate(pieces):
+        await send_chunk(files_client, account, task_id, index, piece)
+    original = store._head
+
+    async def head_then_resend(key: str, name: str) -> tuple[int, str]:
+        result = await original(key, name)
+        if key == uploads.chunk_key(task_id, len(pieces) - 1):  # every chunk pinned: re-send 0
+            store._head = original  # type: ignore[method-assign]
+            await store.write_bytes(uploads.chunk_key(task_id, 0), b"\x00" * 40)
+        return result
+
+    store._head = head_then_resend  # type: ignore[method-assign]  # a race no server can stage
+    refused = await complete(files_client, account, task_id, len(pieces))
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["message"] == (
+        "A chunk was sent again while the upload was being completed: complete it again."
+    )
+    meta = await files_client.get(f"/openapi/uploads/tasks/{task_id}/meta", headers=account.headers)
+    assert meta.json()["data"]["receivedChunks"] == list(range(len(pieces)))
+    assert await store.stat(uploads.file_key(task_id)) is None
+    await send_chunk(files_client, account, task_id, 0, pieces[0])
+    done = await complete(files_client, account, task_id, len(pieces))
+    assert done.status_code == 201, done.text
+    whole = await files_client.get(done.json()["data"]["downloadPath"], headers=account.headers)
+    assert whole.content == data

@@ -4,6 +4,8 @@ generated image bytes and a whole-upload helper.
 Import the fixtures into a test module::
 
     from tests.api.uploadkit import account, files_app, store  # noqa: F401
+
+and mark the tests that exercise storage with ``@both_stores`` to run them on S3 too.
 """
 
 from __future__ import annotations
@@ -133,6 +135,10 @@ async def uploaded(client: httpx.AsyncClient, account: AccountWithKey, data: byt
 
 
 # --- fixtures -----------------------------------------------------------------------------------
+
+both_stores = pytest.mark.parametrize("store", ["file", "s3"], indirect=True)
+"""Run a test on the file backend and on S3 (moto's server); the module must import the
+S3 fixtures: ``from tests.servers.s3 import s3_bucket, s3_env, s3_server``."""
 
 
 @pytest.fixture(params=["file"])

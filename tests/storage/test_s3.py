@@ -10,7 +10,7 @@ import pytest
 
 from tests.servers.s3 import S3Server
 from tests.storage.streams import MiB, chunked, payload, read_all
-from toolrun.storage import S3Storage, StorageError
+from toolrun.storage import ObjectChanged, S3Storage, StorageError
 from toolrun.storage.multipart import plan_copy_ranges
 from toolrun.storage.s3 import bucket_and_prefix
 
@@ -139,11 +139,29 @@ async def test_concat_fails_when_a_part_changes_midway(s3: S3Storage):
 
     s3._head = head_then_replace  # type: ignore[method-assign]  # a race no server can stage
 
-    with pytest.raises(StorageError, match="m/1"):
+    with pytest.raises(ObjectChanged, match="m/1"):  # a StorageError: UploadPartCopy's pin
         await s3.concat("joined", ["m/0", "m/1"])
 
     assert await s3.stat("joined") is None
     assert await s3.purge_incomplete(older_than_s=0) == 0
+
+
+async def test_concat_fails_when_a_small_part_changes_midway(s3: S3Storage):
+    await s3.write_bytes("m/0", payload(100))
+    await s3.write_bytes("m/1", payload(100, seed=3))
+    original = s3._head
+
+    async def head_then_replace(key: str, name: str) -> tuple[int, str]:
+        result = await original(key, name)
+        if key == "m/1":
+            await s3.write_bytes("m/0", payload(100, seed=9))
+        return result
+
+    s3._head = head_then_replace  # type: ignore[method-assign]  # a race no server can stage
+
+    with pytest.raises(ObjectChanged, match="m/0"):  # the pinned GET of a buffered part
+        await s3.concat("joined", ["m/0", "m/1"])
+    assert await s3.stat("joined") is None
 
 
 def free_port() -> int:

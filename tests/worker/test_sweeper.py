@@ -12,6 +12,7 @@ from sqlalchemy import select
 from tests.api.uploadkit import (
     TASKS,
     account,
+    both_stores,
     files_app,
     files_client,
     open_session,
@@ -22,6 +23,7 @@ from tests.api.uploadkit import (
 )
 from tests.conftest import Clock
 from tests.factories import AccountWithKey
+from tests.servers.s3 import s3_bucket, s3_env, s3_server
 from toolrun.cli import in_process_worker
 from toolrun.core import uploads
 from toolrun.db.engine import Database
@@ -29,13 +31,14 @@ from toolrun.db.tables import Asset, UploadChunk
 from toolrun.storage import FileStorage, Storage
 from toolrun.worker.sweeper import sweep
 
-__all__ = ["account", "files_app", "files_client", "store"]
+__all__ = ["account", "files_app", "files_client", "s3_bucket", "s3_env", "s3_server", "store"]
 
 
 async def _keys(store: Storage) -> list[str]:
     return [key async for key in store.list_keys("")]
 
 
+@both_stores
 async def test_sweep_deletes_expired_files_and_marks_rows(
     files_client: httpx.AsyncClient,
     db: Database,
@@ -104,6 +107,7 @@ async def test_sweep_purges_abandoned_partial_writes(
     assert fresh.exists()
 
 
+@both_stores
 async def test_sweeper_is_the_in_process_workers_maintenance(
     files_client: httpx.AsyncClient,
     files_app,

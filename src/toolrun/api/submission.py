@@ -16,6 +16,7 @@ from toolrun.api.schemas import job_data
 from toolrun.core import jobs, uploads
 from toolrun.core.errors import Conflict, InvalidInput
 from toolrun.db.tables import Account
+from toolrun.tools import image
 from toolrun.tools.base import ToolDefinition
 
 IDEMPOTENCY_RACE_RETRIES = 5
@@ -72,10 +73,14 @@ def validate_payload(model: type[BaseModel], payload: Any, *, prefix: str = "") 
 
 
 async def _require_source_image(context: AppContext, account: Account, payload: BaseModel) -> None:
-    """An image job needs a complete, unexpired upload of the caller: else 400, nothing charged."""
+    """An image job needs a complete, unexpired upload of the caller, and its recorded size must
+    keep the result within the output limits: else 400, nothing charged."""
     task_id = str(getattr(payload, "taskId", ""))
     async with context.db.read() as session:
-        await uploads.get_complete_asset(session, account.id, task_id, context.clock())
+        asset = await uploads.get_complete_asset(session, account.id, task_id, context.clock())
+    source = image.SourceSize.of(asset.width, asset.height, asset.mime_type)
+    if source is not None:
+        image.check_source(payload, source, context.settings)
 
 
 async def submit(
@@ -88,9 +93,9 @@ async def submit(
     variant: str | None = None,
 ) -> Response:
     """Prepare, charge and queue the job (or replay it), and answer 202 with the credit headers."""
+    stored = await definition.prepare(payload, context.settings)
     if definition.kind == "image":
         await _require_source_image(context, account, payload)
-    stored = await definition.prepare(payload, context.settings)
     stored_json = stored.model_dump(mode="json", by_alias=True)
     operation = f"{definition.kind}:{definition.action}:{variant or ''}"
     request_fingerprint = (

@@ -41,7 +41,7 @@ from toolrun.core.errors import Conflict, InvalidInput, NotFound
 from toolrun.db.dialect import upsert_insert
 from toolrun.db.engine import Database, ReadSession, WriteSession
 from toolrun.db.tables import Asset, AssetKind, AssetStatus, UploadChunk
-from toolrun.storage import ObjectNotFound, Storage, StorageError
+from toolrun.storage import ObjectChanged, ObjectNotFound, Storage, StorageError
 
 DEFAULT_CHUNK_BYTES = 5 * 1024 * 1024
 MAX_CHUNK_BYTES = 8 * 1024 * 1024
@@ -56,9 +56,17 @@ class UploadNotFound(NotFound):
 class UploadPending(Conflict):
     """The upload is not complete yet: send every chunk, then complete it."""
 
+    def __init__(self, message: str | None = None, *, progress: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.progress = progress  # for meta: the session and the chunks received (resuming)
+
 
 class UploadAlreadyComplete(Conflict):
     """The upload is already complete: its chunks can no longer change."""
+
+
+class ChunkReplaced(Conflict):
+    """A chunk was sent again while the upload was being completed: complete it again."""
 
 
 class UnreadableImage(InvalidInput):
@@ -222,6 +230,23 @@ async def get_asset(
     return asset
 
 
+async def get_meta(
+    session: ReadSession | WriteSession, *, account_id: str, task_id: str, now: datetime
+) -> Asset:
+    """The caller's complete asset, as :func:`get_asset`; for a pending session the 409 carries
+    ``progress`` (:func:`pending_data`), so a client that lost track can send only what is
+    missing (tus' offset, S3's ListParts)."""
+    asset = await get_owned(session, account_id=account_id, task_id=task_id, now=now)
+    if asset.status == AssetStatus.COMPLETE:
+        return asset
+    received = await received_indexes(session, asset.id)
+    raise UploadPending(
+        f"upload {asset.id} is not complete yet: {len(received)} of {asset.total_chunks} "
+        "chunks received; send the rest, then complete it",
+        progress=pending_data(asset, received),
+    )
+
+
 async def get_complete_asset(
     session: ReadSession | WriteSession, account_id: str, task_id: str, now: datetime
 ) -> Asset:
@@ -351,7 +376,9 @@ async def complete(
     """Merge the chunks, check the result is an image within the limits, and mark it complete.
 
     A second complete answers the same asset. On a 400 (missing chunks, not an
-    image, too many pixels) the session stays pending and its chunks are kept.
+    image, too many pixels) the session stays pending and its chunks are kept;
+    so it does on a 409 when a chunk was replaced during the merge (S3 pins
+    each chunk's ETag; the file backend merges whichever copy it opens).
     """
     async with db.read() as session:
         asset = await get_owned(session, account_id=account_id, task_id=task_id, now=now)
@@ -372,6 +399,8 @@ async def complete(
         stored = await storage.concat(target, parts)
     except ObjectNotFound:
         return await _completed_meanwhile(db, account_id, task_id, now)
+    except ObjectChanged:
+        raise ChunkReplaced() from None
     try:
         file_type, probed = await _identify(storage, target, probe)
         _check_pixels(probed, settings)
@@ -583,6 +612,20 @@ def session_data(asset: Asset) -> dict[str, Any]:
         "taskId": asset.id,
         "chunkSize": asset.chunk_size,
         "totalChunks": asset.total_chunks,
+        "expiresAt": isoformat(asset.expires_at),
+    }
+
+
+def pending_data(asset: Asset, received: set[int]) -> dict[str, Any]:
+    """A pending session and the chunk indexes recorded so far (each was answered 201)."""
+    indexes = sorted(received)
+    return {
+        "taskId": asset.id,
+        "status": "pending",
+        "chunkSize": asset.chunk_size,
+        "totalChunks": asset.total_chunks,
+        "uploadedChunks": len(indexes),
+        "receivedChunks": indexes,
         "expiresAt": isoformat(asset.expires_at),
     }
 

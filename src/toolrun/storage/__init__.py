@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from toolrun.config import ConfigError, Settings
 from toolrun.storage.base import (
+    ObjectChanged,
     ObjectInfo,
     ObjectNotFound,
     Storage,
@@ -19,6 +20,7 @@ from toolrun.storage.s3 import S3Storage, bucket_and_prefix
 
 __all__ = [
     "FileStorage",
+    "ObjectChanged",
     "ObjectInfo",
     "ObjectNotFound",
     "S3Storage",

@@ -3,7 +3,8 @@
 Exception tree::
 
     StorageError            the backend failed (I/O error, S3 error, bad configuration)
-    └── ObjectNotFound      the key names no object
+    ├── ObjectNotFound      the key names no object
+    └── ObjectChanged       an object was replaced while it was being read (S3's concat)
 
 Keys are relative, "/"-separated paths such as ``uploads/<taskId>/chunks/000003``.
 :func:`validate_key` refuses anything that could leave the storage root; both
@@ -33,6 +34,14 @@ class ObjectNotFound(StorageError):
 
     def __init__(self, key: str) -> None:
         super().__init__(f"object not found: {key}")
+        self.key = key
+
+
+class ObjectChanged(StorageError):
+    """The object was replaced while it was being read: the operation stored nothing."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"object changed while being read: {key}")
         self.key = key
 
 
@@ -149,8 +158,9 @@ class Storage(Protocol):
         """Store the parts, in order, as one object under ``target_key``; return its size.
 
         Atomic like :meth:`write`; the parts are left in place (the caller
-        deletes them). ObjectNotFound if a part is missing, and then no target
-        appears. No parts gives an empty object.
+        deletes them). ObjectNotFound if a part is missing, ObjectChanged if
+        one is replaced meanwhile and the backend notices (S3), and then no
+        target appears. No parts gives an empty object.
         """
         ...
 

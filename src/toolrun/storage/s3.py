@@ -28,6 +28,7 @@ from botocore.exceptions import ClientError
 
 from toolrun.storage.base import (
     READ_CHUNK_BYTES,
+    ObjectChanged,
     ObjectInfo,
     ObjectNotFound,
     StorageError,
@@ -142,7 +143,8 @@ class S3Storage:
         small sources are gathered into a buffer of up to 5 MiB that is uploaded
         as one part; a source that would follow a non-empty buffer first tops
         the buffer up to 5 MiB from its own bytes and is copied from there on.
-        Each source is pinned by its ETag: one replaced meanwhile fails the concat.
+        Each source is pinned by its ETag: one replaced meanwhile fails the concat
+        with ObjectChanged.
         """
         upload = ObjectUpload(self._client, self.bucket, self._name(target_key), content_type)
         sources = [(key, self._name(key)) for key in part_keys]
@@ -223,7 +225,7 @@ class S3Storage:
     ) -> None:
         body = self._open_body(key, name, start, end, etag)
         if body is None:
-            raise StorageError(f"object changed while being read: {key}")
+            raise ObjectChanged(key)
         try:
             with translated(key):
                 for piece in body.iter_chunks(READ_CHUNK_BYTES):

@@ -7,9 +7,10 @@ from collections.abc import Iterator
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from toolrun.storage.base import ObjectNotFound, StorageError
+from toolrun.storage.base import ObjectChanged, ObjectNotFound, StorageError
 
 NOT_FOUND_CODES = frozenset({"NoSuchKey", "404", "NotFound"})
+CHANGED_CODES = frozenset({"PreconditionFailed", "412"})  # an If-Match / CopySourceIfMatch miss
 
 
 def error_code(exc: BaseException | None) -> str | None:
@@ -21,7 +22,7 @@ def error_code(exc: BaseException | None) -> str | None:
 
 @contextlib.contextmanager
 def translated(key: str) -> Iterator[None]:
-    """Raise ObjectNotFound or StorageError naming ``key`` for a botocore error.
+    """Raise ObjectNotFound, ObjectChanged or StorageError naming ``key`` for a botocore error.
 
     The botocore error stays attached as ``__cause__`` for logs.
     """
@@ -31,6 +32,8 @@ def translated(key: str) -> Iterator[None]:
         code = error_code(exc)
         if code in NOT_FOUND_CODES:
             raise ObjectNotFound(key) from exc
+        if code in CHANGED_CODES:
+            raise ObjectChanged(key) from exc
         raise StorageError(f"S3 error {code} for {key}") from exc
     except BotoCoreError as exc:
         raise StorageError(f"S3 request failed for {key}: {type(exc).__name__}") from exc

@@ -16,7 +16,7 @@ from starlette.responses import Response
 
 from toolrun.api.bodies import capped_body_route, multipart_parts
 from toolrun.api.deps import Context, CurrentAccount
-from toolrun.api.envelope import ok
+from toolrun.api.envelope import JSONResponse, error_body, ok
 from toolrun.api.files import file_response
 from toolrun.api.schemas import ERROR_RESPONSES, Envelope, ErrorEnvelope
 from toolrun.core import uploads
@@ -217,17 +217,31 @@ async def complete_upload(
     return ok(uploads.asset_data(asset), status=201)
 
 
+PENDING_META = (
+    "not complete yet; `data` also carries `taskId`, `status` (pending), `chunkSize`, "
+    "`totalChunks`, `uploadedChunks`, `receivedChunks` (the indexes stored, ascending) and "
+    "`expiresAt`, so a client can resume by sending only the missing chunks"
+)
+
+
 @router.get(
     "/{task_id}/meta",
     response_model=Envelope[AssetData],
-    responses={**NOT_FOUND, 409: {"model": ErrorEnvelope, "description": "not complete yet"}},
+    responses={**NOT_FOUND, 409: {"model": ErrorEnvelope, "description": PENDING_META}},
 )
-async def get_meta(task_id: str, account: CurrentAccount, context: Context) -> Response:
-    """The asset and its validity period (`expiresAt`)."""
-    async with context.db.read() as session:
-        asset = await uploads.get_asset(
-            session, account_id=account.id, task_id=task_id, now=context.clock()
-        )
+async def get_meta(
+    task_id: str, request: Request, account: CurrentAccount, context: Context
+) -> Response:
+    """The asset and its validity period (`expiresAt`). For a pending session: 409 with the chunk
+    indexes received so far in `data.receivedChunks`."""
+    now = context.clock()
+    try:
+        async with context.db.read() as session:
+            asset = await uploads.get_meta(session, account_id=account.id, task_id=task_id, now=now)
+    except uploads.UploadPending as pending:
+        body = error_body(409, pending.message, path=request.url.path, now=now)
+        body["data"].update(pending.progress or {})
+        return JSONResponse(body, 409)
     return ok(uploads.asset_data(asset))
 
 

@@ -15,6 +15,7 @@ from typing import Any, cast
 from pydantic import BaseModel
 
 from toolrun.tools.base import ToolContext, ToolDefinition
+from toolrun.tools.image.admission import prepare_hook
 from toolrun.tools.image.assets import ImageAssets
 from toolrun.tools.image.models import (
     CompressInput,
@@ -101,6 +102,7 @@ def _definition(
         output_model=ImageJobResult,
         run=run,
         example=example,
+        prepare=prepare_hook(),
     )
 
 

@@ -33,20 +33,32 @@ def check_source(info: ImageInfo, settings: Settings) -> None:
         )
 
 
-def check_output(width: int, height: int, settings: Settings, fmt: str) -> None:
-    """ImageTooLarge when a ``width`` x ``height`` result (or intermediate) is over the limits.
+def output_problem(
+    width: int, height: int, settings: Settings, fmt: str, *, subject: str = "the result"
+) -> str | None:
+    """Why a ``width`` x ``height`` result (or intermediate) in ``fmt`` is over the limits, or None.
 
-    Each side at most ``MAX_OUTPUT_EDGE`` (16383 for WebP), at most
+    Each side at most ``MAX_OUTPUT_EDGE`` (16383 for WebP, 512 for ICO), at most
     ``max_image_pixels`` pixels: the same budget as an input.
     """
     edge = FORMAT_MAX_EDGE.get(fmt, MAX_OUTPUT_EDGE)
     if width > edge or height > edge:
         scope = f" of a {fmt.upper()} image" if fmt in FORMAT_MAX_EDGE else ""
-        raise ImageTooLarge(
-            f"the result would be {width}x{height}; each side{scope} may be at most {edge}"
-        )
+        return f"{subject} would be {width}x{height}; each side{scope} may be at most {edge}"
     if width * height > settings.max_image_pixels:
-        raise ImageTooLarge(
-            f"the result would be {width}x{height} ({width * height} pixels); "
+        return (
+            f"{subject} would be {width}x{height} ({width * height} pixels); "
             f"at most {settings.max_image_pixels} pixels are produced"
         )
+    return None
+
+
+def check_output(width: int, height: int, settings: Settings, fmt: str) -> None:
+    """ImageTooLarge (413) when :func:`output_problem` finds one: the run-time check.
+
+    Job creation checks the same limits first (``admission``, 400); this one
+    holds whatever creation could not know.
+    """
+    problem = output_problem(width, height, settings, fmt)
+    if problem is not None:
+        raise ImageTooLarge(problem)

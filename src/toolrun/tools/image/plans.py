@@ -26,6 +26,7 @@ from toolrun.tools.image.formats import DEFAULT_OUTPUT_FOR_INPUT, FORMATS
 from toolrun.tools.image.geometry import (
     ResizePlan,
     common_shrink,
+    default_fit,
     jpeg_shrink_on_load,
     plan_resize,
 )
@@ -91,8 +92,22 @@ def _finish(fmt: str, spec: EncodeSpec, under: Rgba, dst: Path) -> list[Step]:
     return [*steps, _encode(dst, spec)]
 
 
-def _format(requested: str | None, info: ImageInfo) -> str:
-    return requested or DEFAULT_OUTPUT_FOR_INPUT[info.format]
+def output_format(requested: str | None, source_format: str) -> str:
+    """The format written: the one asked for, else the source's (GIF sources give PNG)."""
+    return requested or DEFAULT_OUTPUT_FOR_INPUT[source_format]
+
+
+def compress_plan(options: CompressInput, width: int, height: int) -> ResizePlan | None:
+    """compress's scaling of an upright ``width`` x ``height`` source: only down, to ``maxWidth``."""
+    if options.maxWidth is None or width <= options.maxWidth:
+        return None
+    return plan_resize(width, height, options.maxWidth, None, "inside")
+
+
+def resize_plan(options: ResizeInput, width: int, height: int) -> ResizePlan:
+    """resize's geometry for an upright ``width`` x ``height`` source (DESIGN §5 default fit)."""
+    fit = options.fit or default_fit(options.width, options.height)
+    return plan_resize(width, height, options.width, options.height, fit)
 
 
 def _under(background: str | None) -> Rgba:
@@ -128,12 +143,12 @@ def _convert(options: ConvertInput, info: ImageInfo, settings: Settings, dst: Pa
 
 
 def _compress(options: CompressInput, info: ImageInfo, settings: Settings, dst: Path) -> Plan:
-    fmt = _format(options.format, info)
+    fmt = output_format(options.format, info.format)
     spec = EncodeSpec(fmt, options.quality, strip=options.stripMetadata)
     steps = _start()
     width, height = info.width, info.height
-    if options.maxWidth is not None and info.width > options.maxWidth:
-        plan = plan_resize(info.width, info.height, options.maxWidth, None, "inside")
+    plan = compress_plan(options, info.width, info.height)
+    if plan is not None:
         width, height = plan.width, plan.height
         steps = [*_start(_shrink(info, width, height)), _resize_step(plan, TRANSPARENT)]
     check_output(width, height, settings, fmt)
@@ -160,10 +175,9 @@ def _compress(options: CompressInput, info: ImageInfo, settings: Settings, dst: 
 
 
 def _resize(options: ResizeInput, info: ImageInfo, settings: Settings, dst: Path) -> Plan:
-    fmt = _format(options.format, info)
-    both = options.width is not None and options.height is not None
-    fit = options.fit or ("cover" if both else "inside")
-    plan = plan_resize(info.width, info.height, options.width, options.height, fit)
+    fmt = output_format(options.format, info.format)
+    fit = options.fit or default_fit(options.width, options.height)
+    plan = resize_plan(options, info.width, info.height)
     check_output(plan.scaled_width, plan.scaled_height, settings, "intermediate")
     check_output(plan.width, plan.height, settings, fmt)
     alpha_format = FORMATS[fmt].has_alpha
@@ -196,7 +210,7 @@ def _resize(options: ResizeInput, info: ImageInfo, settings: Settings, dst: Path
 
 
 def _crop(options: CropInput, info: ImageInfo, settings: Settings, dst: Path) -> Plan:
-    fmt = _format(options.format, info)
+    fmt = output_format(options.format, info.format)
     check_region(info.width, info.height, options.left, options.top, options.width, options.height)
     check_output(options.width, options.height, settings, fmt)
     spec = EncodeSpec(fmt, options.quality)
