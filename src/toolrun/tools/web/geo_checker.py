@@ -78,7 +78,7 @@ def analyze(site: Site) -> GeoCheckerResult:
         {
             **base_fields(site, checks, summary, RELATED),
             "crawler_access": crawler_access(site),
-            "structured_data_types": site.structured.types,
+            "structured_data_types": site.json_ld.types,
             "llms_txt_url": site.llms_file.url
             if site.llms is not None and site.llms_file
             else None,

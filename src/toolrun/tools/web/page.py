@@ -4,6 +4,11 @@
 HTML with selectolax's lexbor engine exactly once. Scripts, styles and
 templates are noted (JSON-LD blocks, script count, framework markers) and then
 removed from the tree, so that text extraction sees only rendered text.
+
+Every fact is computed on first use and kept, so checks share them. Each walk
+over the tree costs about as much on a large page wherever it finds little, so
+the elements checks read are listed by tag in one walk (``elements``), and the
+anchors' attributes and texts are read once for every link rule.
 """
 
 from __future__ import annotations
@@ -44,6 +49,51 @@ _FRAMEWORK_MARKERS = (
     ("data-svelte", "Svelte"),
     ("___gatsby", "Gatsby"),
 )
+FRAMEWORK_SAMPLE_CHARS = 200_000
+# Every marker contains one of these, so a sample without them skips the per-marker searches.
+_MARKER_STEMS = ("data-", "__", "ng-version")
+# What str.isspace() (and so str.split()) counts as whitespace beyond ASCII; a test checks it.
+UNICODE_SPACES = (
+    "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
+_ASCII_SPACES = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
+# UTF-8 bytes -> b" " for whitespace, b"x" for everything else (multi-byte characters included).
+_WORD_MASK = bytes(32 if byte in _ASCII_SPACES else 120 for byte in range(256))
+LANDMARK_TAGS = ("main", "article", "section", "nav", "aside", "header", "footer")
+# The elements the checks read: tag -> the lists (in document order) an element of that tag
+# is added to. "heading", "subresource" and "field" keep the document order across tags.
+_INDEXED: dict[str, tuple[str, ...]] = {
+    **{tag: (tag,) for tag in LANDMARK_TAGS},
+    **{f"h{level}": ("heading",) for level in range(1, 7)},
+    **{tag: (tag,) for tag in ("a", "img", "meta", "title", "base", "ul", "ol", "table")},
+    **{tag: (tag,) for tag in ("summary", "dt", "label", "button", "time")},
+    "link": ("link", "subresource"),
+    "iframe": ("subresource",),
+    "video": ("video", "subresource"),
+    "audio": ("audio", "subresource"),
+    "source": ("source", "subresource"),
+    "form": ("subresource",),
+    "input": ("input", "field"),
+    "textarea": ("field",),
+    "select": ("field",),
+}
+_DENSE_LISTS = frozenset({"a", "img", "heading"})
+# The selector that finds one list on its own.
+_SELECTORS = {
+    name: ", ".join(tag for tag, lists in _INDEXED.items() if name in lists)
+    for name in {name for lists in _INDEXED.values() for name in lists}
+}
+_SCRATCH = LexborHTMLParser("")
+
+
+def _tag_id(tag: str) -> int:
+    """Lexbor's id of a standard tag (comparing ids is cheaper than reading names)."""
+    return _SCRATCH.create_node(tag).tag_id
+
+
+_INDEXED_BY_ID = {_tag_id(tag): lists for tag, lists in _INDEXED.items()}
+_HEADING_LEVELS = {_tag_id(f"h{level}"): level for level in range(1, 7)}
 
 
 def header_charset(content_type_header: str | None) -> str | None:
@@ -85,6 +135,26 @@ def decode_html(body: bytes, declared: str | None = None) -> tuple[str, str]:
 
 def normalize_space(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
+
+
+def word_mask(text: str) -> bytes:
+    """One byte per whitespace character (b" ") and per byte of everything else (b"x"), so
+    that words and spaces are counted with ``bytes.count`` rather than a list of words."""
+    for space in UNICODE_SPACES:
+        if space in text:
+            text = text.replace(space, " ")
+    return text.encode("utf-8", "surrogatepass").translate(_WORD_MASK)
+
+
+def find_framework_markers(html: str) -> list[str]:
+    """Names of the JavaScript frameworks whose markers occur in the first 200,000 characters."""
+    stems = [stem for stem in _MARKER_STEMS if html.find(stem, 0, FRAMEWORK_SAMPLE_CHARS) != -1]
+    return [
+        name
+        for marker, name in _FRAMEWORK_MARKERS
+        if any(stem in marker for stem in stems)
+        and html.find(marker, 0, FRAMEWORK_SAMPLE_CHARS) != -1
+    ]
 
 
 class Anchor:
@@ -170,13 +240,57 @@ class Page:
                     self.external_scripts.append(attrs["src"] or "")
             elif node.tag == "noscript":
                 noscript.append(node.text(deep=True))
-        head_sample = self.html[:200_000]
-        self.framework_markers = [
-            name for marker, name in _FRAMEWORK_MARKERS if marker in head_sample
-        ]
+        self.framework_markers = find_framework_markers(self.html)
         self.noscript_text = normalize_space(" ".join(noscript))
         for node in reversed(hidden):  # descendants before their ancestors
             node.decompose(recursive=True)
+
+    def elements(self, name: str) -> list[LexborNode]:
+        """Every element of an indexed tag (or of the heading/subresource/field groups), in
+        document order. Asking for links, images or headings, which a page may hold
+        thousands of, indexes every listed tag in one walk; until then a rarer tag is
+        found by a walk for it alone (enough for meta-checker and link-preview)."""
+        if "_index" not in self.__dict__ and name not in _DENSE_LISTS:
+            found = self._walks.get(name)
+            if found is None:
+                selector = _SELECTORS[name]
+                # lexbor's own walk by tag name costs a third of a selector walk.
+                walk = self.tree.css if "," in selector else self.tree.tags
+                found = self._walks[name] = walk(selector)
+            return found
+        return self._index.get(name, [])
+
+    @cached_property
+    def _index(self) -> dict[str, list[LexborNode]]:
+        lists: dict[str, list[LexborNode]] = {}
+        root = self.tree.root
+        if root is None:
+            return lists
+        indexed = _INDEXED_BY_ID
+        for node in root.traverse():
+            names = indexed.get(node.tag_id)
+            if names is not None:
+                for name in names:
+                    lists.setdefault(name, []).append(node)
+        return lists
+
+    @cached_property
+    def _walks(self) -> dict[str, list[LexborNode]]:
+        return {}
+
+    def has(self, selector: str) -> bool:
+        """Whether any element matches ``selector``: an indexed tag is looked up, anything
+        else is one walk, remembered."""
+        if selector in _INDEXED.get(selector, ()):
+            return bool(self.elements(selector))
+        found = self._found.get(selector)
+        if found is None:
+            found = self._found[selector] = self.tree.css_first(selector) is not None
+        return found
+
+    @cached_property
+    def _found(self) -> dict[str, bool]:
+        return {}
 
     @classmethod
     def from_fetch(cls, result: FetchResult) -> Page:
@@ -250,7 +364,7 @@ class Page:
     @cached_property
     def base_url(self) -> str:
         """The URL relative references resolve against (``<base href>`` if present)."""
-        base = self.tree.css_first("base[href]")
+        base = next((node for node in self.elements("base") if "href" in node.attrs), None)
         href = (base.attributes.get("href") or "").strip() if base is not None else ""
         return urljoin(self.final_url, href) if href else self.final_url
 
@@ -329,9 +443,9 @@ class Page:
         head = self.head
         return list(head.css(selector)) if head is not None else []
 
-    @cached_property
+    @property
     def metas(self) -> list[LexborNode]:
-        return list(self.tree.css("meta"))
+        return self.elements("meta")
 
     @cached_property
     def meta_map(self) -> dict[str, list[str]]:
@@ -369,7 +483,7 @@ class Page:
         """Document <title> elements (SVG <title> elements are not document titles)."""
         return [
             normalize_space(node.text(deep=True))
-            for node in self.tree.css("title")
+            for node in self.elements("title")
             if not _inside_svg(node)
         ]
 
@@ -381,34 +495,82 @@ class Page:
         return self.titles[0] if self.titles and self.titles[0] else None
 
     @cached_property
+    def body_text(self) -> str:
+        """Raw text of the body, a space between text nodes (whitespace not yet collapsed)."""
+        body = self.tree.body
+        return body.text(deep=True, separator=" ") if body is not None else ""
+
+    @cached_property
     def words(self) -> list[str]:
         """Whitespace-separated tokens of the visible body text."""
-        body = self.tree.body
-        return body.text(deep=True, separator=" ").split() if body is not None else []
+        return self.body_text.split()
+
+    def leading_words(self, limit: int) -> list[str]:
+        """The first ``limit`` words (``words[:limit]`` without splitting the whole text)."""
+        return self.body_text.split(None, limit)[:limit]
 
     @cached_property
     def text(self) -> str:
         """Visible text of the body (scripts, styles, templates and noscript removed)."""
         return " ".join(self.words)
 
+    def text_prefix(self, limit: int) -> str:
+        """``text[:limit]``, collapsing only as much of the raw text as that takes."""
+        raw = self.body_text
+        cut = limit + limit // 4
+        while cut < len(raw) and "text" not in self.__dict__:
+            prefix = " ".join(raw[:cut].split())  # always a start of ``text``
+            if len(prefix) >= limit:
+                return prefix[:limit]
+            cut *= 2
+        return self.text[:limit]
+
+    @cached_property
+    def _mask(self) -> bytes:
+        return word_mask(self.body_text)
+
     @cached_property
     def word_count(self) -> int:
-        """Whitespace-separated tokens (punctuation-only tokens included: cheap and close)."""
-        return len(self.words)
+        """Whitespace-separated tokens (punctuation-only tokens included: cheap and close),
+        counted as the ends of runs of non-space in ``word_mask``."""
+        return self._mask.count(b"x ") + self._mask.endswith(b"x")
+
+    @cached_property
+    def text_length(self) -> int:
+        """``len(text)``: the characters of the words and one space between each two."""
+        spaces = self._mask.count(b" ")
+        return len(self.body_text) - spaces + max(self.word_count - 1, 0)
+
+    @property
+    def anchor_nodes(self) -> list[LexborNode]:
+        """Every ``<a>`` element, in document order."""
+        return self.elements("a")
+
+    @cached_property
+    def anchor_attrs(self) -> list[dict[str, str | None]]:
+        """The attributes of each of ``anchor_nodes``."""
+        return [node.attributes for node in self.anchor_nodes]
+
+    @cached_property
+    def anchor_texts(self) -> list[str]:
+        """The text of each of ``anchor_nodes`` (``text_lexbor`` equals ``text(deep=True)``)."""
+        return list(map(LexborNode.text_lexbor, self.anchor_nodes))
 
     @cached_property
     def anchors(self) -> list[Anchor]:
         """Every ``<a>`` of the document, in order."""
         resolve = self.resolve
         return [
-            Anchor(node, node.attributes, clean_text(node.text(deep=True)), resolve)
-            for node in self.tree.css("a")
+            Anchor(node, attrs, clean_text(text), resolve)
+            for node, attrs, text in zip(
+                self.anchor_nodes, self.anchor_attrs, self.anchor_texts, strict=True
+            )
         ]
 
     @cached_property
     def images(self) -> list[dict[str, str | None]]:
         """Attributes of every ``<img>``, in order."""
-        return [node.attributes for node in self.tree.css("img")]
+        return [node.attributes for node in self.elements("img")]
 
     @cached_property
     def has_lang_below_root(self) -> bool:
@@ -418,9 +580,7 @@ class Page:
     @cached_property
     def heading_nodes(self) -> list[tuple[int, LexborNode]]:
         """(level, node) of every h1-h6 in document order (text read only where needed)."""
-        return [
-            (int((node.tag or "h1")[1]), node) for node in self.tree.css("h1, h2, h3, h4, h5, h6")
-        ]
+        return [(_HEADING_LEVELS[node.tag_id], node) for node in self.elements("heading")]
 
     @cached_property
     def h1_texts(self) -> list[str]:

@@ -83,16 +83,25 @@ def _meta(*keys: str) -> Callable[[Site], str | None]:
     return lambda site: site.page.meta(*keys)
 
 
-def _css_attr(selector: str, attr: str) -> Callable[[Site], str | None]:
+def _css_attr(selector: str, attr: str, needs: str | None = None) -> Callable[[Site], str | None]:
+    """``attr`` of the first match of ``selector``; ``needs`` is a tag or attribute selector
+    every match implies, so that a page without one skips the walk."""
+
     def rule(site: Site) -> str | None:
+        if needs is not None and not site.page.has(needs):
+            return None
         node = site.page.tree.css_first(selector)
         return (node.attributes.get(attr) or "").strip() or None if node is not None else None
 
     return rule
 
 
-def _css_text(selector: str, strict: bool = False) -> Callable[[Site], str | None]:
+def _css_text(
+    selector: str, strict: bool = False, needs: str | None = None
+) -> Callable[[Site], str | None]:
     def rule(site: Site) -> str | None:
+        if needs is not None and not site.page.has(needs):
+            return None
         for node in site.page.tree.css(selector):
             text = normalize_space(node.text(deep=True))
             if text and (not strict or len(text.split()) >= 2):
@@ -103,7 +112,7 @@ def _css_text(selector: str, strict: bool = False) -> Callable[[Site], str | Non
 
 
 def _ld(*path: str) -> Callable[[Site], Any]:
-    return lambda site: site.structured.first_value(*path)
+    return lambda site: site.json_ld.first_value(*path)
 
 
 def _ld_text(value: Any) -> str | None:
@@ -188,7 +197,9 @@ def _publisher_from_title(site: Site) -> str | None:
 
 
 def _first_img(site: Site) -> str | None:
-    for node in site.page.tree.css("img[src]"):
+    for node in site.page.elements("img"):
+        if "src" not in node.attrs:
+            continue
         if (node.attributes.get("aria-hidden") or "").lower() != "true":
             return node.attributes.get("src")
     return None
@@ -204,7 +215,7 @@ def _square_logo(value: Any) -> Any:
 
 
 def _ld_logo(site: Site) -> Any:
-    for entity in site.structured.entities:
+    for entity in site.json_ld.entities:
         for holder in ("brand", "organization", "place", "product", "service", "publisher"):
             nested = entity.data.get(holder)
             if isinstance(nested, dict) and nested.get("logo"):
@@ -243,7 +254,10 @@ DESCRIPTION: list[Rule] = [
     ("og:description", _meta("og:description")),
     ("twitter:description", _meta("twitter:description")),
     ("meta description", _meta("description")),
-    ("itemprop description", _css_attr("meta[itemprop=description]", "content")),
+    (
+        "itemprop description",
+        _css_attr("meta[itemprop=description]", "content", needs="[itemprop]"),
+    ),
     ("json-ld articleBody", _ld("articleBody")),
     ("json-ld description", _ld("description")),
 ]
@@ -253,18 +267,18 @@ IMAGE: list[Rule] = [
     ("og:image", _meta("og:image")),
     ("twitter:image:src", _meta("twitter:image:src")),
     ("twitter:image", _meta("twitter:image")),
-    ("itemprop image", _css_attr("meta[itemprop=image]", "content")),
+    ("itemprop image", _css_attr("meta[itemprop=image]", "content", needs="[itemprop]")),
     ("json-ld image", _ld("image")),
-    ("article img", _css_attr("article img[src]", "src")),
+    ("article img", _css_attr("article img[src]", "src", needs="article")),
     ("#content img", _css_attr("#content img[src]", "src")),
     ("img[alt*=author]", _css_attr("img[alt*=author i][src]", "src")),
     ("first img", _first_img),
 ]
 LOGO: list[Rule] = [
     ("og:logo", _meta("og:logo")),
-    ("itemprop logo", _css_attr("meta[itemprop=logo]", "content")),
-    ("img[itemprop=logo]", _css_attr("img[itemprop=logo]", "src")),
-    ("[itemprop=logo] img", _css_attr("[itemprop=logo] img", "src")),
+    ("itemprop logo", _css_attr("meta[itemprop=logo]", "content", needs="[itemprop]")),
+    ("img[itemprop=logo]", _css_attr("img[itemprop=logo]", "src", needs="[itemprop]")),
+    ("[itemprop=logo] img", _css_attr("[itemprop=logo] img", "src", needs="[itemprop]")),
     ("json-ld logo", _ld_logo),
 ]
 AUTHOR: list[Rule] = [
@@ -272,8 +286,8 @@ AUTHOR: list[Rule] = [
     ("json-ld brand", _ld("brand")),
     ("meta author", _meta("author")),
     ("article:author", _meta("article:author")),
-    ("itemprop author name", _css_text("[itemprop*=author] [itemprop=name]")),
-    ("itemprop author", _css_text("[itemprop*=author]")),
+    ("itemprop author name", _css_text("[itemprop*=author] [itemprop=name]", needs="[itemprop]")),
+    ("itemprop author", _css_text("[itemprop*=author]", needs="[itemprop]")),
     ("rel=author", _css_text("[rel=author]")),
     ("a[class*=author]", _css_text("a[class*=author]", strict=True)),
     ("[class*=author] a", _css_text("[class*=author] a", strict=True)),
@@ -291,17 +305,20 @@ PUBLISHED: list[Rule] = [
     (
         "itemprop datePublished",
         lambda s: (
-            _css_attr("[itemprop=datePublished i]", "content")(s)
-            or _css_attr("[itemprop=datePublished i]", "datetime")(s)
+            _css_attr("[itemprop=datePublished i]", "content", needs="[itemprop]")(s)
+            or _css_attr("[itemprop=datePublished i]", "datetime", needs="[itemprop]")(s)
         ),
     ),
     ("meta date", _meta("date", "dc.date", "dcterms.created")),
-    ("time[datetime]", _css_attr("time[datetime]", "datetime")),
+    ("time[datetime]", _css_attr("time[datetime]", "datetime", needs="time")),
 ]
 MODIFIED: list[Rule] = [
     ("json-ld dateModified", _ld("dateModified")),
     ("article:modified_time", _meta("article:modified_time", "og:updated_time", "modified_time")),
-    ("itemprop dateModified", _css_attr("[itemprop=dateModified i]", "content")),
+    (
+        "itemprop dateModified",
+        _css_attr("[itemprop=dateModified i]", "content", needs="[itemprop]"),
+    ),
 ]
 SITE_NAME: list[Rule] = [
     ("json-ld publisher", _ld("publisher", "name")),
@@ -314,7 +331,7 @@ SITE_NAME: list[Rule] = [
 ]
 LANG: list[Rule] = [
     ("og:locale", _meta("og:locale")),
-    ("itemprop inLanguage", _css_attr("meta[itemprop=inLanguage]", "content")),
+    ("itemprop inLanguage", _css_attr("meta[itemprop=inLanguage]", "content", needs="[itemprop]")),
     ("html lang", lambda site: site.page.lang),
 ]
 URL: list[Rule] = [
@@ -339,22 +356,24 @@ VIDEO: list[Rule] = [
     ("og:video", _meta("og:video")),
     ("twitter:player:stream", _meta("twitter:player:stream")),
     ("json-ld contentUrl", _ld("contentUrl")),
-    ("<video src>", _css_attr("video[src]", "src")),
-    ("<video><source>", _css_attr("video source[src]", "src")),
+    ("<video src>", _css_attr("video[src]", "src", needs="video")),
+    ("<video><source>", _css_attr("video source[src]", "src", needs="video")),
 ]
 AUDIO: list[Rule] = [
     ("og:audio:secure_url", _meta("og:audio:secure_url")),
     ("og:audio:url", _meta("og:audio:url")),
     ("og:audio", _meta("og:audio")),
-    ("<audio src>", _css_attr("audio[src]", "src")),
-    ("<audio><source>", _css_attr("audio source[src]", "src")),
+    ("<audio src>", _css_attr("audio[src]", "src", needs="audio")),
+    ("<audio><source>", _css_attr("audio source[src]", "src", needs="audio")),
 ]
 
 
 def icon_candidates(page: Page) -> list[IconCandidate]:
     """Icons declared by the page, best first: square before non-square, then by priority."""
     found: list[IconCandidate] = []
-    for node in page.tree.css("link[rel][href]"):
+    for node in page.elements("link"):
+        if "rel" not in node.attrs or "href" not in node.attrs:
+            continue
         rel = (node.attributes.get("rel") or "").lower()
         if "icon" not in rel:
             continue
@@ -364,7 +383,9 @@ def icon_candidates(page: Page) -> list[IconCandidate]:
         sizes = node.attributes.get("sizes")
         width, height = _icon_size(sizes, url)
         found.append(IconCandidate(url, rel, sizes, width, height, node.attributes.get("type")))
-    for node in page.tree.css("meta[name][content]"):
+    for node in page.metas:
+        if "name" not in node.attrs or "content" not in node.attrs:
+            continue
         if "msapplication" in (node.attributes.get("name") or "").lower():
             content = node.attributes.get("content") or ""
             if not content.startswith("#") and (url := page.resolve(content)):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from toolrun.tools.web.llms_txt import LlmsTxt, parse_llms_txt
@@ -67,8 +67,14 @@ class Site:
         return parse_llms_txt(file.text, file.content_type)
 
     @cached_property
+    def json_ld(self) -> StructuredData:
+        """The page's JSON-LD; ``microdata_types`` left empty (it costs a walk over the tree)."""
+        return extract(self.page.json_ld_blocks)
+
+    @cached_property
     def structured(self) -> StructuredData:
+        """The page's JSON-LD and the microdata item types of its elements."""
         microdata = [
             node.attributes.get("itemtype") or "" for node in self.page.tree.css("[itemtype]")
         ]
-        return extract(self.page.json_ld_blocks, [m for m in microdata if m])
+        return replace(self.json_ld, microdata_types=[m for m in microdata if m])

@@ -13,10 +13,13 @@ from typing import Literal
 
 SitemapKind = Literal["urlset", "sitemapindex", "text", "invalid"]
 _ROOT = re.compile(r"<(?:[A-Za-z_][\w.-]*:)?(urlset|sitemapindex)\b", re.I)
+# A <loc> runs to the first "</"; its trailing whitespace and "]]>" are cut in Python
+# (``_loc_text``), which is what a lazy ``(.*?)(?:]]>)?\s*</`` would match, without
+# trying the tail at every character.
 _LOC = re.compile(
-    r"<(?:[A-Za-z_][\w.-]*:)?loc\s*>\s*(?:<!\[CDATA\[)?(.*?)(?:\]\]>)?\s*</", re.I | re.S
+    r"<(?:[A-Za-z_][\w.-]*+:)?loc\s*>\s*(?:<!\[CDATA\[)?([^<]*+(?:<(?!/)[^<]*+)*+)</", re.I
 )
-_LASTMOD = re.compile(r"<(?:[A-Za-z_][\w.-]*:)?lastmod\s*>\s*([^<]+?)\s*<", re.I)
+_LASTMOD = re.compile(r"<(?:[A-Za-z_][\w.-]*+:)?lastmod\s*>[^<]+<", re.I)
 MAX_SITEMAP_URLS = 50_000  # sitemaps.org protocol limit per file
 
 
@@ -35,6 +38,9 @@ class Sitemap:
     def lists(self, url: str) -> bool:
         """True if ``url`` (ignoring a trailing slash and the fragment) is one of the locations."""
         wanted = _key(url)
+        # A listed location contains ``wanted``: most pages are answered by one search.
+        if wanted not in "\n".join(self.locations).lower():
+            return False
         return any(_key(location) == wanted for location in self.locations)
 
 
@@ -45,13 +51,22 @@ def parse_sitemap(text: str) -> Sitemap:
     if root is not None and head.startswith("<"):
         kind: SitemapKind = "urlset" if root.group(1).lower() == "urlset" else "sitemapindex"
         locations = [
-            unescape(loc.strip()) if "&" in loc else loc.strip() for loc in _LOC.findall(text)
+            unescape(loc.strip()) if "&" in loc else loc.strip()
+            for loc in map(_loc_text, _LOC.findall(text))
         ]
-        return Sitemap(kind, locations[:MAX_SITEMAP_URLS], len(_LASTMOD.findall(text)))
+        # Case-folded, "lastmod" is in every text the case-insensitive pattern can match.
+        lastmods = len(_LASTMOD.findall(text)) if "lastmod" in text.casefold() else 0
+        return Sitemap(kind, locations[:MAX_SITEMAP_URLS], lastmods)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if lines and all(line.startswith(("http://", "https://")) for line in lines[:100]):
         return Sitemap("text", lines[:MAX_SITEMAP_URLS], 0)
     return Sitemap("invalid", [], 0)
+
+
+def _loc_text(match: str) -> str:
+    """A <loc>'s text: what precedes its closing tag, less trailing space and a CDATA end."""
+    text = match.rstrip()
+    return text[:-3] if text.endswith("]]>") else text
 
 
 def _key(url: str) -> str:

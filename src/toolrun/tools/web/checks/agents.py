@@ -3,8 +3,8 @@
 A static subset of the axe rules Lighthouse's agentic ``agent-accessibility-tree``
 audit wraps: ``button-name``, ``link-name``, ``input-image-alt``, ``label``
 (a form field needs a <label>, aria-label, aria-labelledby, title or
-placeholder) and ``select-name``. The candidates are found with selectors, so
-the cost does not grow with the number of well-formed controls' attributes.
+placeholder) and ``select-name``. Controls come from the page's element index
+and links reuse its anchor texts: only unnamed candidates are examined further.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from selectolax.lexbor import LexborNode
 
 from toolrun.tools.web.checks import make, plural
 from toolrun.tools.web.models import Check
+from toolrun.tools.web.page import Page
 from toolrun.tools.web.site import Site
 
 _NAMED = ":not([aria-label]):not([aria-labelledby]):not([title])"
@@ -25,27 +26,54 @@ _FIELDS = (
     + ":not([placeholder]), select"
     + _NAMED
 )
+_NAME_ATTRIBUTES = ("aria-label", "aria-labelledby", "title")
 
 
 def _has_text(node: LexborNode) -> bool:
-    if node.text(deep=True).strip():
-        return True
+    return bool(node.text(deep=True).strip()) or _has_image_alt(node)
+
+
+def _has_image_alt(node: LexborNode) -> bool:
     return any((img.attributes.get("alt") or "").strip() for img in node.css("img[alt]"))
 
 
+def _unnamed(attrs: dict[str, str | None]) -> bool:
+    """CSS ``:not([aria-label]):not([aria-labelledby]):not([title])``."""
+    return not any(name in attrs for name in _NAME_ATTRIBUTES)
+
+
+def _unnamed_links(page: Page) -> list[str]:
+    """hrefs of ``a[href]`` without text, alt text or a naming attribute, in document order."""
+    blank = [index for index, text in enumerate(page.anchor_texts) if not text.strip()]
+    found = []
+    for index in blank:
+        attrs, node = page.anchor_attrs[index], page.anchor_nodes[index]
+        if "href" in attrs and _unnamed(attrs) and not _has_image_alt(node):
+            found.append(attrs.get("href") or "")
+    return found
+
+
 def check_agent_accessibility(site: Site) -> Check:
-    tree = site.page.tree
-    labelled = {(label.attributes.get("for") or "") for label in tree.css("label[for]")}
+    page = site.page
+    labelled = {
+        (label.attributes.get("for") or "")
+        for label in page.elements("label")
+        if "for" in label.attrs
+    }
     problems: list[dict[str, str]] = []
-    for node in tree.css("button" + _NAMED):
-        if not _has_text(node):
+    for node in page.elements("button"):
+        if _unnamed(node.attributes) and not _has_text(node):
             problems.append({"rule": "button-name", "element": "button"})
-    for node in tree.css("a[href]" + _NAMED):
-        if not _has_text(node):
-            problems.append({"rule": "link-name", "element": node.attributes.get("href") or ""})
-    for node in tree.css("input[type=image i]:not([alt])" + _NAMED):
-        problems.append({"rule": "input-image-alt", "element": node.attributes.get("src") or ""})
-    for node in tree.css(_FIELDS):
+    for href in _unnamed_links(page):
+        problems.append({"rule": "link-name", "element": href})
+    for node in page.elements("input"):
+        if node.css_matches("input[type=image i]:not([alt])" + _NAMED):
+            problems.append(
+                {"rule": "input-image-alt", "element": node.attributes.get("src") or ""}
+            )
+    for node in page.elements("field"):
+        if not node.css_matches(_FIELDS):
+            continue
         if (node.attributes.get("id") or "") in labelled and node.attributes.get("id"):
             continue
         parent = node.parent

@@ -17,7 +17,7 @@ import re
 
 from toolrun.tools.web.checks import make, plural
 from toolrun.tools.web.models import Check, CheckStatus
-from toolrun.tools.web.page import bom_charset, clean_text, header_charset, meta_charset
+from toolrun.tools.web.page import Page, bom_charset, clean_text, header_charset, meta_charset
 from toolrun.tools.web.site import Site
 
 TITLE_RANGE = (30, 60)
@@ -339,9 +339,17 @@ def check_meta_keywords(site: Site) -> Check | None:
     )
 
 
+def _outside_head(page: Page) -> bool:
+    """True when some <title>, <meta> or <link> is not in <head> (the cheap test first)."""
+    head = page.head
+    in_head = {n.mem_id for n in head.css("title, meta, link")} if head is not None else set()
+    tags = (page.elements("title"), page.metas, page.elements("link"))
+    return any(node.mem_id not in in_head for nodes in tags for node in nodes)
+
+
 def check_head_in_body(site: Site) -> Check | None:
     body = site.page.tree.body
-    if body is None:
+    if body is None or not _outside_head(site.page):
         return None
     misplaced = [
         (node.tag or "") + (f"[{key}]" if (key := _key_of(node.attributes)) else "")

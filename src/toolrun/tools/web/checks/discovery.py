@@ -137,7 +137,8 @@ def check_theme_color(site: Site) -> Check:
 
 
 def check_manifest(site: Site) -> Check | None:
-    node = site.page.tree.css_first("link[rel=manifest][href]")
+    links = site.page.elements("link")
+    node = next((n for n in links if n.css_matches("link[rel=manifest][href]")), None)
     if node is None:
         return None
     url = site.page.resolve(node.attributes.get("href"))

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from operator import methodcaller
 from typing import Any, Literal
 
+from selectolax.lexbor import LexborNode
+
 from toolrun.tools.web.checks import make, plural
-from toolrun.tools.web.checks.links import scan_links
+from toolrun.tools.web.checks.links import link_facts
 from toolrun.tools.web.models import Check
-from toolrun.tools.web.page import normalize_space
+from toolrun.tools.web.page import LANDMARK_TAGS, Page, normalize_space
 from toolrun.tools.web.preview import (
     AUTHOR,
     MODIFIED,
@@ -63,7 +66,8 @@ SSR_FAIL_CHARS = 100  # geokit R09: an empty shell
 SSR_THIN_CHARS = 500
 FRESH_DAYS = 90
 STALE_DAYS = 365
-LANDMARKS = ("main", "article", "section", "nav", "aside", "header", "footer")
+LANDMARKS = LANDMARK_TAGS
+_SPA_IDS = frozenset({"root", "app", "__next", "__nuxt", "svelte"})
 _SPA_ROOTS = "#root, #app, #__next, #__nuxt, #svelte, [data-reactroot], app-root"
 _INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
 _INJECTION = re.compile(
@@ -75,8 +79,12 @@ _HIDDEN_STYLE = re.compile(
     r"display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*[01](px)?\b", re.I
 )
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_ENDS_WITH_QUESTION_MARK = methodcaller("endswith", "?")
+NUMBERS_SAMPLE_CHARS = 100_000
+COMMENT_SAMPLE_CHARS = 500_000
 # Cheap substring gates before the injection regex (its alternation is slow on long text).
 _INJECTION_HINTS = ("instruction", "disregard", "system prompt", "you are an", "you are now")
+_HINT_WORDS = ("instruction", "disregard", "system", "you")  # a word of each hint
 
 
 def crawler_access(site: Site) -> list[dict[str, Any]]:
@@ -254,12 +262,24 @@ def check_llms_txt(site: Site) -> Check:
     )
 
 
+def _app_roots(page: Page) -> list[LexborNode]:
+    """``tree.css(_SPA_ROOTS)``, skipped when no element can match: no id names an app root
+    (compared case-insensitively, as quirks mode does) and the source never spells
+    ``data-reactroot`` or ``<app-root``."""
+    ids = (node.id or "" for node in page.tree.css("[id]"))
+    if not any(value.lower() in _SPA_IDS for value in ids):
+        source = page.html.lower()
+        if "data-reactroot" not in source and "<app-root" not in source:
+            return []
+    return page.tree.css(_SPA_ROOTS)
+
+
 def check_rendered_text(site: Site) -> Check:
     page = site.page
-    chars = len(page.text)
+    chars = page.text_length
     empty_roots = [
         f"#{node.attributes.get('id')}" if node.attributes.get("id") else node.tag
-        for node in page.tree.css(_SPA_ROOTS)
+        for node in _app_roots(page)
         if len(normalize_space(node.text(deep=True))) < 50
     ]
     value = {
@@ -300,22 +320,20 @@ def check_rendered_text(site: Site) -> Check:
 
 
 def _faq_markup(site: Site) -> int:
-    tree = site.page.tree
-    hints = len(tree.css("details > summary"))
-    terms = len(tree.css("dl > dt"))
+    page = site.page
+    hints = sum(node.css_matches("details > summary") for node in page.elements("summary"))
+    terms = sum(node.css_matches("dl > dt") for node in page.elements("dt"))
     hints += terms if terms >= 2 else 0
-    hints += len(tree.css("[class*=faq i], [id*=faq i], [class*=accordion i]"))
-    questions = [
-        node
-        for level, node in site.page.heading_nodes
-        if 2 <= level <= 4 and node.text(deep=True).rstrip().endswith("?")
-    ]
-    return hints + (len(questions) if len(questions) >= 2 else 0)
+    hints += len(page.tree.css("[class*=faq i], [id*=faq i], [class*=accordion i]"))
+    subheadings = [node for level, node in page.heading_nodes if 2 <= level <= 4]
+    texts = map(str.rstrip, map(LexborNode.text_lexbor, subheadings))
+    questions = sum(map(_ENDS_WITH_QUESTION_MARK, texts))
+    return hints + (questions if questions >= 2 else 0)
 
 
 def check_faq(site: Site) -> Check:
     markup = _faq_markup(site)
-    schema = site.structured.of_type("FAQPage", "QAPage")
+    schema = site.json_ld.of_type("FAQPage", "QAPage")
     value = {"faqMarkup": markup, "faqSchema": bool(schema)}
     if markup and schema:
         return make(
@@ -411,8 +429,7 @@ def check_dates(site: Site, now: datetime | None = None) -> Check:
 
 
 def check_landmarks(site: Site) -> Check:
-    tree = site.page.tree
-    found = [tag for tag in LANDMARKS if tree.css_first(tag) is not None]
+    found = [tag for tag in LANDMARKS if site.page.has(tag)]
     if len(found) >= 3:
         return make(
             "semantic-landmarks",
@@ -434,10 +451,10 @@ def check_landmarks(site: Site) -> Check:
 
 def check_quotable_content(site: Site) -> Check:
     page = site.page
-    lists = len(page.tree.css("ul, ol"))
-    tables = len(page.tree.css("table"))
-    numbers = len(_NUMBER.findall(page.text[:100_000]))
-    outbound = scan_links(site).external
+    lists = len(page.elements("ul")) + len(page.elements("ol"))
+    tables = len(page.elements("table"))
+    numbers = len(_NUMBER.findall(page.text_prefix(NUMBERS_SAMPLE_CHARS)))
+    outbound = link_facts(site).counts.external
 
     value = {"lists": lists, "tables": tables, "numbers": numbers, "outboundLinks": outbound}
     if lists or tables:
@@ -466,19 +483,31 @@ def _injection(text: str) -> bool:
     return _INJECTION.search(text) is not None
 
 
+def _commented_injection(html: str) -> bool:
+    """Prompt-injection phrasing inside an HTML comment of the first 500,000 characters."""
+    if html.find("<!--", 0, COMMENT_SAMPLE_CHARS) == -1:
+        return False
+    sample = html[:COMMENT_SAMPLE_CHARS]
+    if not _injection(sample):
+        return False
+    comments = re.findall(r"<!--(.*?)-->", sample, re.S)
+    return any(_INJECTION.search(comment) for comment in comments)
+
+
 def check_hidden_instructions(site: Site) -> Check:
     page = site.page
     findings: list[str] = []
-    invisible = len(_INVISIBLE.findall(page.text))
+    # ``page.text`` is this raw text with whitespace collapsed, which keeps these characters
+    # and words: look in the raw text, and build ``page.text`` only if a hint word occurs.
+    raw = page.body_text
+    invisible = 0 if raw.isascii() else len(_INVISIBLE.findall(raw))
     if invisible:
         findings.append(f"{invisible} invisible Unicode characters in the text")
-    if _injection(page.text):
+    lowered = raw.lower()
+    if any(word in lowered for word in _HINT_WORDS) and _injection(page.text):
         findings.append("text addressed to AI models (prompt-injection phrasing)")
-    html = page.html[:500_000]
-    if "<!--" in html and _injection(html):
-        comments = re.findall(r"<!--(.*?)-->", html, re.S)
-        if any(_INJECTION.search(comment) for comment in comments):
-            findings.append("AI instructions inside HTML comments")
+    if _commented_injection(page.html):
+        findings.append("AI instructions inside HTML comments")
     hidden = [
         n
         for n in page.tree.css("[style]")

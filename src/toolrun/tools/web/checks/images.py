@@ -21,19 +21,19 @@ def has_text_alternative(attrs: dict[str, str | None]) -> bool:
 
 
 def check_image_alt(site: Site) -> Check | None:
-    tree = site.page.tree
-    total = len(tree.css("img"))
+    images = site.page.images
+    total = len(images)
     if not total:
         return None
-    missing = []
-    for node in tree.css("img:not([alt])"):  # the rest have alt, even empty: they pass
-        attrs = node.attributes
-        if not has_text_alternative(attrs):
-            missing.append(site.page.resolve(attrs.get("src")) or attrs.get("src") or "(no src)")
+    missing = [
+        site.page.resolve(attrs.get("src")) or attrs.get("src") or "(no src)"
+        for attrs in images
+        if "alt" not in attrs and not has_text_alternative(attrs)
+    ]
     long_alt = [
-        node.attrs.get("src")
-        for node in tree.css("img[alt]")
-        if len(node.attrs.get("alt") or "") > MAX_ALT_CHARS
+        attrs.get("src")
+        for attrs in images
+        if "alt" in attrs and len(attrs["alt"] or "") > MAX_ALT_CHARS
     ]
     coverage = round(100 * (total - len(missing)) / total, 1)
     value = {"images": total, "withoutAlt": missing[:50], "coveragePercent": coverage}
@@ -66,20 +66,21 @@ def check_image_alt(site: Site) -> Check | None:
     )
 
 
+def is_unsized(attrs: dict[str, str | None]) -> bool:
+    """CSS ``img[src]:not([width]), img[src]:not([height]), img[width=''], img[height='']``,
+    less images whose style sets a width."""
+    if "width" in (attrs.get("style") or ""):
+        return False
+    if "src" in attrs and ("width" not in attrs or "height" not in attrs):
+        return True
+    return ("width" in attrs and not attrs["width"]) or ("height" in attrs and not attrs["height"])
+
+
 def check_image_dimensions(site: Site) -> Check | None:
-    tree = site.page.tree
-    images = len(tree.css("img[src]"))
+    images = sum("src" in attrs for attrs in site.page.images)
     if not images:
         return None
-    unsized = []
-    seen: set[int] = set()
-    selector = "img[src]:not([width]), img[src]:not([height]), img[width=''], img[height='']"
-    for node in tree.css(selector):  # a selector list may match a node twice
-        attrs = node.attributes
-        if node.mem_id in seen or "width" in (attrs.get("style") or ""):
-            continue
-        seen.add(node.mem_id)
-        unsized.append(attrs.get("src"))
+    unsized = [attrs.get("src") for attrs in site.page.images if is_unsized(attrs)]
     if unsized:
         return make(
             "image-dimensions",

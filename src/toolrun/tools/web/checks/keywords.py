@@ -142,10 +142,10 @@ STOPWORDS = frozenset(
 
 
 def _terms(words: list[str]) -> Counter[str]:
-    raw = Counter(map(str.lower, words[:TERM_WINDOW]))
+    raw = Counter(words)  # lower-cased per distinct token below, not per word
     terms: Counter[str] = Counter()
     for token, count in raw.items():
-        term = token.strip(_PUNCTUATION)
+        term = token.lower().strip(_PUNCTUATION)
         if len(term) > 2 and term not in STOPWORDS and not term.isdigit():
             terms[term] += count
     return terms
@@ -153,25 +153,24 @@ def _terms(words: list[str]) -> Counter[str]:
 
 def _phrases(words: list[str], limit: int = PHRASE_WINDOW) -> Counter[str]:
     cleaned = [w.lower().strip(_PUNCTUATION) for w in words[:limit]]
-    return Counter(
-        f"{a} {b}"
-        for a, b in pairwise(cleaned)
-        if len(a) > 2 and len(b) > 2 and a not in STOPWORDS and b not in STOPWORDS
-    )
+    # None marks a word no phrase may contain (short or a stopword).
+    usable = [w if len(w) > 2 and w not in STOPWORDS else None for w in cleaned]
+    return Counter(f"{a} {b}" for a, b in pairwise(usable) if a is not None and b is not None)
 
 
 def check_keywords(site: Site) -> Check | None:
-    words = site.page.words
-    if not words:
+    word_count = site.page.word_count
+    if not word_count:
         return None
+    words = site.page.leading_words(TERM_WINDOW)
     terms = _terms(words)
-    total = min(len(words), TERM_WINDOW)
+    total = min(word_count, TERM_WINDOW)
     top: list[dict[str, Any]] = [
         {"term": term, "count": count, "densityPercent": round(100 * count / total, 2)}
         for term, count in terms.most_common(TOP)
     ]
     phrases = [{"phrase": p, "count": c} for p, c in _phrases(words).most_common(TOP) if c > 1]
-    value = {"words": len(words), "sampledWords": total, "terms": top, "phrases": phrases}
+    value = {"words": word_count, "sampledWords": total, "terms": top, "phrases": phrases}
     stuffed = [t for t in top if total >= MIN_WORDS and t["count"] / total > STUFFING_DENSITY]
     if stuffed:
         listed = ", ".join(f"{t['term']!r} {t['densityPercent']}%" for t in stuffed[:3])

@@ -3,19 +3,26 @@
 ``link-text`` fails a followable link whose trimmed, lower-cased text equals a
 non-descriptive phrase of Lighthouse's lists (the link's language picks the
 list; without one every list applies), or whose text is a bare http(s) URL.
+
+The checks share one ``LinkFacts`` per site, computed from the page's anchors
+as read once (attributes and text of every ``<a>``): each attribute selector of
+the rules is evaluated in Python (``css.py``) on those attributes, so a page
+with thousands of links is read once rather than walked once per rule.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborNode
 
 from toolrun.tools.web.checks import make, plural
+from toolrun.tools.web.css import has_token_ci, starts_with_ci
 from toolrun.tools.web.models import Check
-from toolrun.tools.web.page import Anchor, clean_text
+from toolrun.tools.web.page import Anchor, Page, clean_text
 from toolrun.tools.web.site import Site
 
 # Lighthouse core/audits/seo/link-text.js (Apache-2.0), by language.
@@ -116,7 +123,13 @@ ALL_PHRASES = frozenset().union(*NON_DESCRIPTIVE.values())
 _JS_VOID = re.compile(r"javascript:void(\(|)0(\)|)", re.I)
 _HREF_ATTRS = ("target", "download", "ping", "rel", "hreflang", "type", "referrerpolicy")
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1", "0.0.0.0"})
+_LOOSE = re.compile(r"\s\s|[\n\t\r\xa0]")
+_URL_PREFIXES = ("http://", "https://")
+# First characters of the hrefs that may be uncrawlable ("" = empty); others always are.
+_CRAWL_SUSPECT_STARTS = frozenset({"", " ", "\t", "\n", "\r", "j", "J", "f", "F"})
 MAX_LINKS = 300
+MAX_PHRASE_CHARS = 64
+MAX_LISTED = 50
 
 
 def _without_fragment(url: str) -> str:
@@ -168,13 +181,9 @@ def uncrawlable_reason(anchor: Anchor) -> str | None:
 
 
 @dataclass
-class LinkScan:
-    """Everything the link checks need, from one pass over the anchors."""
+class LinkCounts:
+    """Internal and external links and the hygiene problems among them."""
 
-    total: int = 0
-    non_descriptive: list[dict[str, str | None]] = field(default_factory=list)
-    non_descriptive_count: int = 0
-    uncrawlable: list[dict[str, str | None]] = field(default_factory=list)
     internal: int = 0
     external: int = 0
     nofollow_internal: int = 0
@@ -182,40 +191,53 @@ class LinkScan:
     local: list[str] = field(default_factory=list)
 
 
-# Anchors that may be uncrawlable; every other <a> has a plain href (checked in C by lexbor).
-_CRAWL_SUSPECTS = (
-    'a:not([href]), a[href=""], a[href^="javascript" i], a[href^="file:" i], '
-    r'a[href^=" "], a[href^="\9 "], a[href^="\a "], a[href^="\d "]'
-)
-_ABSOLUTE = 'a[href^="http://" i], a[href^="https://" i], a[href^="//"]'
-_RELATIVE = 'a[href]:not([href*=":"]):not([href^="//"])'
-_LOOSE = re.compile(r"\s\s|[\n\t\r\xa0]")
-MAX_PHRASE_CHARS = 64
-MAX_LISTED = 50
+def is_crawl_suspect(attrs: dict[str, str | None]) -> bool:
+    """An ``<a>`` that may be uncrawlable: no href, an empty one, ``javascript``, ``file:`` or a
+    leading space, tab, newline or CR; every other href is plain and always crawlable."""
+    if "href" not in attrs:
+        return True
+    href = attrs["href"]
+    if not href:
+        return True
+    return (
+        href[0] in " \t\n\r" or starts_with_ci(href, "javascript") or starts_with_ci(href, "file:")
+    )
+
+
+def is_text_suspect(attrs: dict[str, str | None]) -> bool:
+    """A link Lighthouse's link-text rule can fail: an href, not nofollow, not
+    ``javascript:``/``mailto:``, not a bare fragment (same page)."""
+    if "href" not in attrs:
+        return False
+    rel = attrs.get("rel")
+    if rel and has_token_ci(rel, "nofollow"):
+        return False
+    href = attrs["href"] or ""
+    first = href[:1]
+    if first in ("j", "J", "m", "M"):
+        return not (starts_with_ci(href, "javascript:") or starts_with_ci(href, "mailto:"))
+    return first != "#"
 
 
 def _host_of(url: str, scheme: str) -> str:
-    """Host of an absolute or scheme-relative URL, lower-cased, without a urlsplit per link."""
+    """Host of an absolute or scheme-relative URL, lower-cased, without a urlsplit per link:
+    the text after the first "//" up to the next "/", less userinfo and port."""
     if url.startswith("//"):
         url = scheme + ":" + url
-    netloc = url.split("/", 3)[2].rpartition("@")[2]
+    start = url.find("/") + 2
+    end = url.find("/", start)
+    netloc = url[start:end] if end != -1 else url[start:]
+    if "@" in netloc:
+        netloc = netloc.rpartition("@")[2]
     if netloc.startswith("["):
         return netloc[: netloc.find("]") + 1].lower()
     return netloc.partition(":")[0].lower()
 
 
-# Links Lighthouse's link-text rule can fail: an href, not nofollow, not javascript:/mailto:,
-# not a bare fragment (same page).
-_TEXT_SUSPECTS = (
-    'a[href]:not([rel~="nofollow" i]):not([href^="javascript:" i]):not([href^="mailto:" i])'
-    ':not([href^="#"])'
-)
-
-
 def _phrase_of(text: str) -> str | None:
     """The lower-cased, space-normalised text if it is a listed phrase or a bare URL."""
     low = text.strip().lower()
-    if low in ALL_PHRASES or low.startswith(("http://", "https://")):
+    if low in ALL_PHRASES or low.startswith(_URL_PREFIXES):
         return low
     if len(low) > MAX_PHRASE_CHARS or _LOOSE.search(low) is None:
         return None
@@ -223,119 +245,203 @@ def _phrase_of(text: str) -> str | None:
     return low if low in ALL_PHRASES else None
 
 
-def _non_descriptive_links(site: Site) -> tuple[int, list[dict[str, str | None]]]:
-    """Lighthouse's link-text rule over the page: the count and the first ``MAX_LISTED``."""
-    page = site.page
-    page_key = _without_fragment(page.final_url)
-    page_path = page_key[len(page.origin) :] or "/"
-    same_base = page.base_is_origin
-    page_lang = None if page.has_lang_below_root else (page.lang or "").strip().lower()
-    count = 0
-    failing: list[dict[str, str | None]] = []
-    for node in page.tree.css(_TEXT_SUSPECTS):
-        text = node.text(deep=True)
-        low = _phrase_of(text)
-        if low is None:
-            continue
-        raw = (node.attrs.get("href") or "").strip()
-        if same_base and raw[:1] == "/" and raw[:2] != "//":
-            if _without_fragment(raw) == page_path:
-                continue
-        else:
-            href = page.resolve(raw)
-            if not href or _without_fragment(href) == page_key:
-                continue
-        is_url = low.startswith(("http://", "https://")) and _is_full_url(text.strip())
-        if not is_url:
-            if low not in ALL_PHRASES:
-                continue
-            lang = _lang_of(node) if page_lang is None else page_lang
-            if lang and low not in NON_DESCRIPTIVE.get(lang.split("-")[0], frozenset()):
-                continue
-        count += 1
-        if len(failing) < MAX_LISTED:
-            failing.append({"href": page.resolve(raw), "text": clean_text(text)})
-    return count, failing
+def _text_verdict(text: str, page_lang: str | None) -> tuple[str, bool] | None:
+    """Whether a followable link with this text fails link-text: its phrase, and whether the
+    link's own language still decides (only when elements below the root set one)."""
+    low = _phrase_of(text)
+    if low is None:
+        return None
+    if low.startswith(_URL_PREFIXES) and _is_full_url(text.strip()):
+        return low, False
+    if low not in ALL_PHRASES:
+        return None
+    if page_lang is None:
+        return low, True
+    return (low, False) if _listed_for(low, page_lang) else None
 
 
-def _count_links(site: Site, scan: LinkScan) -> None:
-    page = site.page
-    tree = page.tree
-    host = page.host
-    scheme = page.final_url.split(":", 1)[0]
-    if not page.base_is_origin:  # <base href> elsewhere: resolve every link
-        for anchor in page.anchors:
-            _tally(scan, page.anchor_host(anchor), host, anchor)
-        return
-    scan.internal += len(tree.css(_RELATIVE))
-    for node in tree.css(_ABSOLUTE):
-        raw = (node.attributes.get("href") or "").strip()
-        link_host = _host_of(raw, scheme)
-        if link_host == host:
-            scan.internal += 1
-        else:
-            scan.external += 1
-            if link_host in _LOCAL_HOSTS:
-                scan.local.append(raw)
-    for node in tree.css('a[rel~="nofollow" i][href]'):
-        anchor = Anchor(node, node.attributes, "", page.resolve)
-        scan.nofollow_internal += page.anchor_host(anchor) == host
+def _listed_for(phrase: str, lang: str | None) -> bool:
+    """Whether ``phrase`` is non-descriptive in ``lang`` (every list applies without one)."""
+    return not lang or phrase in NON_DESCRIPTIVE.get(lang.split("-")[0], frozenset())
 
 
-def _tally(scan: LinkScan, link_host: str | None, host: str, anchor: Anchor) -> None:
+def phrase_candidates(texts: list[str]) -> list[int]:
+    """Indices of the texts ``_phrase_of`` may accept: a superset, with cheap tests first. A
+    text needs normalising only if it holds two spaces in a row or other whitespace, and all
+    other whitespace is unprintable."""
+    keys = map(str.lower, map(str.strip, texts))
+    return [
+        index
+        for index, key in enumerate(keys)
+        if key in ALL_PHRASES
+        or key[:4] == "http"
+        or ((not key.isprintable() or "  " in key) and len(key) <= MAX_PHRASE_CHARS)
+    ]
+
+
+class LinkFacts:
+    """The link facts of a page, each computed on first use from one list of its anchors."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+
+    @property
+    def total(self) -> int:
+        return len(self.page.anchor_nodes)
+
+    @cached_property
+    def hrefs(self) -> list[str | None]:
+        """Each anchor's href as CSS sees it: None without one, "" when empty or valueless."""
+        return [
+            attrs["href"] or "" if "href" in attrs else None for attrs in self.page.anchor_attrs
+        ]
+
+    @cached_property
+    def non_descriptive(self) -> tuple[int, list[dict[str, str | None]]]:
+        """Lighthouse's link-text rule over the page: the count and the first ``MAX_LISTED``."""
+        page = self.page
+        texts, attrs_of = page.anchor_texts, page.anchor_attrs
+        candidates = phrase_candidates(texts)
+        if not candidates:
+            return 0, []
+        page_key = _without_fragment(page.final_url)
+        page_path = page_key[len(page.origin) :] or "/"
+        same_base = page.base_is_origin
+        page_lang = None if page.has_lang_below_root else (page.lang or "").strip().lower()
+        # Pages repeat link texts ("read more" under every teaser): judge each text once.
+        verdicts: dict[str, tuple[str, bool] | None] = {}
+        failures = 0
+        failing: list[dict[str, str | None]] = []
+        for index in candidates:
+            attrs = attrs_of[index]
+            if not is_text_suspect(attrs):
+                continue
+            text = texts[index]
+            if text in verdicts:
+                verdict = verdicts[text]
+            else:
+                verdict = verdicts[text] = _text_verdict(text, page_lang)
+            if verdict is None:
+                continue
+            raw = (attrs.get("href") or "").strip()
+            if same_base and raw[:1] == "/" and raw[:2] != "//":
+                if raw.partition("#")[0] == page_path:
+                    continue
+            else:
+                href = page.resolve(raw)
+                if not href or _without_fragment(href) == page_key:
+                    continue
+            low, needs_lang = verdict
+            if needs_lang and not _listed_for(low, _lang_of(page.anchor_nodes[index])):
+                continue
+            failures += 1
+            if len(failing) < MAX_LISTED:
+                failing.append({"href": page.resolve(raw), "text": clean_text(text)})
+        return failures, failing
+
+    @cached_property
+    def uncrawlable(self) -> list[dict[str, str | None]]:
+        """Lighthouse's crawlable-anchors failures, in document order."""
+        page = self.page
+        found: list[dict[str, str | None]] = []
+        for index, href in enumerate(self.hrefs):
+            if href is not None and href[:1] not in _CRAWL_SUSPECT_STARTS:
+                continue  # a plain path, fragment or URL: always crawlable
+            attrs = page.anchor_attrs[index]
+            if not is_crawl_suspect(attrs):
+                continue
+            text = clean_text(page.anchor_texts[index])
+            anchor = Anchor(page.anchor_nodes[index], attrs, text, page.resolve)
+            reason = uncrawlable_reason(anchor)
+            if reason:
+                found.append({"href": anchor.raw_href, "text": anchor.text[:80], "reason": reason})
+        return found
+
+    @cached_property
+    def counts(self) -> LinkCounts:
+        page = self.page
+        counts = LinkCounts()
+        if page.base_is_origin:
+            insecure = self._count_hrefs(counts)
+        else:  # <base href> elsewhere: resolve every link
+            for anchor in page.anchors:
+                _tally(counts, page.anchor_host(anchor), page.host, anchor)
+            insecure = [href for href in self.hrefs if href and href[:5].lower() == "http:"]
+        if page.final_url.startswith("https:"):
+            counts.insecure = [page.resolve(href) or "" for href in insecure]
+        return counts
+
+    def _count_hrefs(self, counts: LinkCounts) -> list[str]:
+        """Relative links are internal, absolute ones by host, nofollow ones resolved; returns
+        the hrefs that start with ``http:``."""
+        page = self.page
+        host = page.host
+        scheme = page.final_url.split(":", 1)[0]
+        internal = external = 0
+        insecure = []
+        for href in self.hrefs:
+            if href is None:
+                continue
+            if ":" not in href and href[:2] != "//":
+                internal += 1
+                continue
+            # CSS's ASCII case-insensitive prefix match: no other character lower-cases into
+            # these prefixes (U+212A becomes "k"; U+0130 becomes two characters).
+            head = href[:8].lower()
+            if head.startswith("http:"):
+                insecure.append(href)
+            if href[:2] != "//" and not head.startswith(_URL_PREFIXES):
+                continue
+            raw = href.strip()
+            link_host = _host_of(raw, scheme)
+            if link_host == host:
+                internal += 1
+            else:
+                external += 1
+                if link_host in _LOCAL_HOSTS:
+                    counts.local.append(raw)
+        counts.internal, counts.external = internal, external
+        for node, attrs in zip(page.anchor_nodes, page.anchor_attrs, strict=True):
+            if "rel" in attrs and "href" in attrs and has_token_ci(attrs["rel"], "nofollow"):
+                anchor = Anchor(node, attrs, "", page.resolve)
+                counts.nofollow_internal += page.anchor_host(anchor) == host
+        return insecure
+
+
+def _tally(counts: LinkCounts, link_host: str | None, host: str, anchor: Anchor) -> None:
     if link_host is None:
         return
     if link_host == host:
-        scan.internal += 1
-        scan.nofollow_internal += "nofollow" in anchor.rel
+        counts.internal += 1
+        counts.nofollow_internal += "nofollow" in anchor.rel
     else:
-        scan.external += 1
+        counts.external += 1
         if link_host in _LOCAL_HOSTS:
-            scan.local.append(anchor.href or "")
+            counts.local.append(anchor.href or "")
 
 
-def scan_links(site: Site) -> LinkScan:
-    """Link facts for link-text, crawlable-anchors and links, computed once per site.
-
-    Selectors narrow the anchors in C (lexbor); Python looks only at the few that
-    could fail, so a page with thousands of links stays cheap.
-    """
-    cached = site.extras.get("link_scan")
-    if isinstance(cached, LinkScan):
+def link_facts(site: Site) -> LinkFacts:
+    """The site's ``LinkFacts``, shared by every check that reads links."""
+    cached = site.extras.get("link_facts")
+    if isinstance(cached, LinkFacts):
         return cached
-    page = site.page
-    tree = page.tree
-    scan = LinkScan(total=len(tree.css("a")))
-    scan.non_descriptive_count, scan.non_descriptive = _non_descriptive_links(site)
-    for node in tree.css(_CRAWL_SUSPECTS):
-        anchor = Anchor(node, node.attributes, clean_text(node.text(deep=True)), page.resolve)
-        reason = uncrawlable_reason(anchor)
-        if reason:
-            scan.uncrawlable.append(
-                {"href": anchor.raw_href, "text": anchor.text[:80], "reason": reason}
-            )
-    _count_links(site, scan)
-    if page.final_url.startswith("https:"):
-        scan.insecure = [
-            page.resolve(node.attributes.get("href")) or ""
-            for node in tree.css('a[href^="http:" i]')
-        ]
-    site.extras["link_scan"] = scan
-    return scan
+    facts = LinkFacts(site.page)
+    site.extras["link_facts"] = facts
+    return facts
 
 
 def check_link_text(site: Site) -> Check | None:
-    scan = scan_links(site)
-    if not scan.total:
+    links = link_facts(site)
+    if not links.total:
         return None
-    failing = scan.non_descriptive
+    count, failing = links.non_descriptive
     if failing:
         return make(
             "link-text",
             "Links do not have descriptive text",
             "fail",
             failing,
-            f"{plural(scan.non_descriptive_count, 'link')} with text like "
+            f"{plural(count, 'link')} with text like "
             f"{failing[0]['text']!r} that says nothing about the target.",
             "Describe the destination in the link text ('pricing plans', not 'click here').",
         )
@@ -343,16 +449,16 @@ def check_link_text(site: Site) -> Check | None:
         "link-text",
         "Links have descriptive text",
         "pass",
-        scan.total,
-        f"{plural(scan.total, 'link')} checked.",
+        links.total,
+        f"{plural(links.total, 'link')} checked.",
     )
 
 
 def check_crawlable_anchors(site: Site) -> Check | None:
-    scan = scan_links(site)
-    if not scan.total:
+    links = link_facts(site)
+    if not links.total:
         return None
-    bad = scan.uncrawlable
+    bad = links.uncrawlable
     if bad:
         return make(
             "crawlable-anchors",
@@ -366,15 +472,19 @@ def check_crawlable_anchors(site: Site) -> Check | None:
         "crawlable-anchors",
         "Links are crawlable",
         "pass",
-        scan.total,
+        links.total,
         "Every link has a resolvable href.",
     )
 
 
 def check_links(site: Site) -> Check | None:
-    scan = scan_links(site)
-    internal, external, nofollow_internal = scan.internal, scan.external, scan.nofollow_internal
-    insecure, local = scan.insecure, scan.local
+    counts = link_facts(site).counts
+    internal, external, nofollow_internal = (
+        counts.internal,
+        counts.external,
+        counts.nofollow_internal,
+    )
+    insecure, local = counts.insecure, counts.local
     value = {
         "internal": internal,
         "external": external,

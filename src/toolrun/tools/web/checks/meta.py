@@ -52,7 +52,7 @@ def meta_inventory(site: Site) -> list[dict[str, Any]]:
 def link_inventory(site: Site) -> list[dict[str, Any]]:
     """Every <link> with its rel, absolute href and descriptive attributes."""
     found = []
-    for node in site.page.tree.css("link")[:INVENTORY_LIMIT]:
+    for node in site.page.elements("link")[:INVENTORY_LIMIT]:
         attrs = node.attributes
         entry = {"rel": attrs.get("rel"), "href": site.page.resolve(attrs.get("href"))}
         entry.update(

@@ -6,12 +6,13 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from toolrun.tools.web.checks import make, plural
+from toolrun.tools.web.css import starts_with_ci
 from toolrun.tools.web.models import Check
 from toolrun.tools.web.site import Site
 
 MAX_PATH_DEPTH = 4
-# <img> is narrowed by its own selector and <script src> from page.external_scripts (scripts are
-# stripped from the tree once parsed).
+# <img> comes from page.images and <script src> from page.external_scripts (scripts are
+# stripped from the tree once parsed); the rest are tested among page.elements("subresource").
 _SUBRESOURCES = (
     "iframe[src], video[src], audio[src], source[src], link[rel=stylesheet][href], form[action]"
 )
@@ -59,9 +60,13 @@ def check_mixed_content(site: Site) -> Check | None:
         return None
     insecure = []
     # On an https page only an explicit http: URL is insecure (relative ones inherit https).
-    candidates = [n.attrs.get("src") for n in page.tree.css('img[src^="http:" i]')]
+    candidates = [
+        attrs["src"] for attrs in page.images if starts_with_ci(attrs.get("src") or "", "http:")
+    ]
     candidates += page.external_scripts
-    for node in page.tree.css(_SUBRESOURCES):
+    for node in page.elements("subresource"):
+        if not node.css_matches(_SUBRESOURCES):
+            continue
         attrs = node.attributes
         candidates.append(attrs.get("src") or attrs.get("href") or attrs.get("action"))
     insecure = [raw.strip() for raw in candidates if raw and raw.lstrip()[:5].lower() == "http:"]

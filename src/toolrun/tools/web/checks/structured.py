@@ -66,7 +66,7 @@ def check_structured_data(site: Site) -> Check:
 
 
 def check_identity(site: Site) -> Check:
-    identities = site.structured.of_type(*IDENTITY_TYPES)
+    identities = site.json_ld.of_type(*IDENTITY_TYPES)
     if not identities:
         return make(
             "identity-schema",
