@@ -2,6 +2,10 @@
 
 Run: ``.venv/bin/python -m bench.web_bench`` (writes ``bench/results/web.json``).
 
+``--run NAME --times N`` runs one of them N times after a warm-up, untimed and
+writing nothing: under ``valgrind --tool=cachegrind`` the difference between two
+values of N gives instructions per run, a count the machine's load does not move.
+
 Fetching is excluded: each checker's time covers building the ``Page`` (decode,
 the one selectolax parse, script stripping), the ``Site`` (robots.txt,
 sitemap.xml and llms.txt given as text) and the pure ``analyze`` step. The
@@ -11,6 +15,7 @@ Target: the full seo-checker analysis takes at most 3x a bare parse.
 
 from __future__ import annotations
 
+import argparse
 import json
 import platform
 import statistics
@@ -26,7 +31,7 @@ from toolrun.tools.web.page import Page
 from toolrun.tools.web.site import Site, SiteFile
 
 TARGET_BYTES = 1024 * 1024
-REPEATS = 9
+REPEATS = 21
 TARGET_RATIO = 3.0
 RESULTS = Path(__file__).parent / "results" / "web.json"
 URL = "https://bench.example/articles/rockets"
@@ -103,6 +108,14 @@ def build_site(body: bytes) -> Site:
     )
 
 
+CHECKERS: dict[str, Callable[[Site], Any]] = {
+    "seo-checker": seo_checker.analyze,
+    "geo-checker": geo_checker.analyze,
+    "meta-checker": meta_checker.analyze,
+    "link-preview": link_preview.analyze,
+}
+
+
 def interleaved_timings(functions: dict[str, Callable[[], Any]]) -> dict[str, list[float]]:
     """Seconds per run of each function, run in turns so that load from other processes hits
     all of them alike; one warm-up run each first (imports, regex compilation)."""
@@ -122,18 +135,20 @@ def _runner(analyze: Callable[[Site], Any], body: bytes) -> Callable[[], Any]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--run", choices=("parse", *CHECKERS), help="only run this, untimed")
+    parser.add_argument("--times", type=int, default=1, help="runs after the warm-up (--run)")
+    args = parser.parse_args()
     html = generate_page()
     body = html.encode("utf-8")
-    checkers: dict[str, Callable[[Site], Any]] = {
-        "seo-checker": seo_checker.analyze,
-        "geo-checker": geo_checker.analyze,
-        "meta-checker": meta_checker.analyze,
-        "link-preview": link_preview.analyze,
-    }
     # Ratios use the fastest run of each (the least disturbed by other processes); medians
     # are reported beside them.
     functions: dict[str, Callable[[], Any]] = {"parse": lambda: LexborHTMLParser(html)}
-    functions.update({slug: _runner(analyze, body) for slug, analyze in checkers.items()})
+    functions.update({slug: _runner(analyze, body) for slug, analyze in CHECKERS.items()})
+    if args.run:
+        for _ in range(args.times + 1):
+            functions[args.run]()
+        return
     isolated = interleaved_timings({"parse": functions["parse"]})["parse"]
     samples = interleaved_timings(functions)
     parse = samples.pop("parse")
