@@ -23,6 +23,7 @@ from tests.factories import AccountWithKey
 from tests.servers.s3 import s3_bucket, s3_env, s3_server
 from toolrun.core import uploads
 from toolrun.storage import S3Storage, Storage
+from toolrun.storage.s3 import part_key
 from toolrun.tools.image.vips import pyvips
 from toolrun.worker.sweeper import sweep
 
@@ -107,13 +108,13 @@ async def test_a_chunk_replaced_during_complete_is_409_and_the_session_stays_pen
     task_id, pieces = session["taskId"], split(data, 40)
     for index, piece in enumerate(pieces):
         await send_chunk(files_client, account, task_id, index, piece)
-    original = store._head
+    original, parts = store._head, uploads.parts_key(task_id)
 
     async def head_then_resend(key: str, name: str) -> tuple[int, str]:
         result = await original(key, name)
-        if key == uploads.chunk_key(task_id, len(pieces) - 1):  # every chunk pinned: re-send 0
+        if key == part_key(parts, len(pieces) - 1):  # every chunk pinned: re-send 0
             store._head = original  # type: ignore[method-assign]
-            await store.write_bytes(uploads.chunk_key(task_id, 0), b"\x00" * 40)
+            await store.write_bytes(part_key(parts, 0), b"\x00" * 40)
         return result
 
     store._head = head_then_resend  # type: ignore[method-assign]  # a race no server can stage

@@ -7,7 +7,7 @@ import pytest
 from tests.api.uploadkit import encoded, png_bytes
 from toolrun.core.assets import TYPES, clean_file_name, extension_of, name_for_type, sniff_image
 from toolrun.core.errors import InvalidInput
-from toolrun.core.uploads import MAX_CHUNKS, asset_paths, chunk_key, plan_chunks
+from toolrun.core.uploads import MAX_CHUNKS, asset_paths, parts_key, plan_chunks
 
 
 @pytest.mark.parametrize(
@@ -108,7 +108,7 @@ def test_name_for_type(name: str, fmt: str, served: str) -> None:
 def test_extension_and_keys() -> None:
     assert extension_of("a.b.PNG") == "png"
     assert extension_of("a.") == ""
-    assert chunk_key("t", 12) == "uploads/t/chunks/000012"
+    assert parts_key("t") == "uploads/t/chunks"
     assert asset_paths("t") == (
         "/openapi/uploads/tasks/t/file?download=1",
         "/openapi/uploads/tasks/t/file?role=preview",

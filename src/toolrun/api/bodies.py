@@ -5,7 +5,9 @@ Why not the generic form parser for chunks: it costs about 27 ms of CPU per
 8 MiB chunk and spools every chunk over 1 MiB to a temporary file that is then
 read back; a chunk is at most 8 MiB, so holding the one body in memory and
 cutting the part out with ``bytes.find`` is about ten times cheaper and still
-never buffers more than one chunk.
+never buffers more than one chunk. The body is gathered in one ``bytearray``
+(:func:`read_body`): Starlette's ``Request.body`` keeps every 64 KiB piece and
+joins them, which measured three times slower for 8 MiB bodies.
 """
 
 from __future__ import annotations
@@ -60,6 +62,26 @@ def _capped_request(request: Request, max_bytes: int) -> Request:
     return Request(request.scope, capped_receive)
 
 
+async def read_body(request: Request) -> bytearray:
+    """The whole request body, gathered in one buffer (see the module docstring)."""
+    declared = request.headers.get("content-length")
+    if declared is None or not declared.isdigit():
+        grown = bytearray()
+        async for piece in request.stream():
+            grown += piece
+        return grown
+    body = bytearray(int(declared))  # capped by the route class before this is reached
+    filled = 0
+    async for piece in request.stream():
+        end = filled + len(piece)
+        if end > len(body):
+            raise InvalidInput("request body is longer than its Content-Length")
+        body[filled:end] = piece
+        filled = end
+    del body[filled:]
+    return body
+
+
 @dataclass(frozen=True)
 class FormPart:
     name: str
@@ -72,7 +94,7 @@ def _malformed(detail: str) -> InvalidInput:
     return InvalidInput(f"request body is not valid multipart/form-data: {detail}")
 
 
-def multipart_parts(content_type: str | None, body: bytes) -> dict[str, FormPart]:
+def multipart_parts(content_type: str | None, body: bytes | bytearray) -> dict[str, FormPart]:
     """The parts of a ``multipart/form-data`` body by field name (the first of each name)."""
     media_type, options = parse_options_header(content_type or "")
     boundary = options.get(b"boundary")
@@ -92,7 +114,7 @@ def multipart_parts(content_type: str | None, body: bytes) -> dict[str, FormPart
         headers_end = body.find(b"\r\n\r\n", position + 2)
         if headers_end < 0:
             raise _malformed("unterminated part headers")
-        name, filename = _disposition(body[position + 2 : headers_end])
+        name, filename = _disposition(bytes(body[position + 2 : headers_end]))
         start = headers_end + 4
         end = body.find(b"\r\n" + delimiter, start)
         if end < 0:

@@ -4,8 +4,9 @@ States: ``pending`` -> ``complete`` (after a successful complete) -> ``expired``
 (past ``expires_at``; the sweeper deletes its files). A row past its
 ``expires_at`` reads as not found even before the sweeper has been by.
 
-Storage keys of an asset live under ``uploads/<taskId>/``: chunks at
-``chunks/<index:06d>``, the merged or generated file at ``file``.
+Storage keys of an asset live under ``uploads/<taskId>/``: the chunks as the
+parts of ``chunks`` (:meth:`Storage.write_part`), the merged or generated file
+at ``file``.
 
 Receiving a chunk and completing do storage I/O, which must not happen while a
 database transaction holds locks (on SQLite a write transaction blocks every
@@ -16,16 +17,20 @@ UPDATE or an upsert, so concurrent chunks and concurrent completes are safe.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import math
 import uuid
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import bindparam, delete, func, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from toolrun.config import Settings
 from toolrun.core.assets import (
@@ -38,7 +43,7 @@ from toolrun.core.assets import (
 )
 from toolrun.core.clock import isoformat
 from toolrun.core.errors import Conflict, InvalidInput, NotFound
-from toolrun.db.dialect import upsert_insert
+from toolrun.db.dialect import upsert_insert_for
 from toolrun.db.engine import Database, ReadSession, WriteSession
 from toolrun.db.tables import Asset, AssetKind, AssetStatus, UploadChunk
 from toolrun.storage import ObjectChanged, ObjectNotFound, Storage, StorageError
@@ -46,6 +51,7 @@ from toolrun.storage import ObjectChanged, ObjectNotFound, Storage, StorageError
 DEFAULT_CHUNK_BYTES = 5 * 1024 * 1024
 MAX_CHUNK_BYTES = 8 * 1024 * 1024
 MAX_CHUNKS = 10_000  # S3's part limit; smaller chunk sizes are raised to stay within it
+COMPLETED_MEANWHILE_WAITS_S = (0, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2)
 MISSING_LISTED = 20  # indexes named in a "missing chunks" message
 
 
@@ -105,8 +111,9 @@ def asset_prefix(task_id: str) -> str:
     return f"uploads/{task_id}/"
 
 
-def chunk_key(task_id: str, index: int) -> str:
-    return f"uploads/{task_id}/chunks/{index:06d}"
+def parts_key(task_id: str) -> str:
+    """Where the chunks are gathered until complete (the storage's parts of this key)."""
+    return f"uploads/{task_id}/chunks"
 
 
 def file_key(task_id: str) -> str:
@@ -263,7 +270,7 @@ async def get_complete_asset(
 # --- chunks -------------------------------------------------------------------------------------------
 
 
-def expected_chunk_bytes(asset: Asset, index: int) -> int:
+def expected_chunk_bytes(asset: Asset | ChunkPlan, index: int) -> int:
     """The exact length chunk ``index`` must have; 400 for an index outside the file."""
     if index < 0 or index >= asset.total_chunks:
         raise InvalidInput(
@@ -284,18 +291,6 @@ def _wrong_length(index: int, got: int, expected: int) -> InvalidInput:
     )
 
 
-async def _exactly(data: AsyncIterable[bytes], index: int, expected: int) -> AsyncIterator[bytes]:
-    """Pass ``data`` through, raising (so nothing is stored) unless it is ``expected`` bytes."""
-    received = 0
-    async for piece in data:
-        received += len(piece)
-        if received > expected:
-            raise _wrong_length(index, received, expected)
-        yield piece
-    if received != expected:
-        raise _wrong_length(index, received, expected)
-
-
 async def receive_chunk(
     db: Database,
     storage: Storage,
@@ -303,45 +298,128 @@ async def receive_chunk(
     account_id: str,
     task_id: str,
     index: int,
-    data: AsyncIterable[bytes],
-    length: int | None,
+    data: bytes | memoryview,
     now: datetime,
 ) -> ChunkProgress:
-    """Store chunk ``index`` (replacing an earlier copy) and record it.
+    """Store chunk ``index`` (replacing an earlier copy) and record it; its length is checked
+    before any byte is stored.
 
-    ``length`` (when the caller knows it) is checked before any byte is
-    stored; the stream is checked again while it is written.
+    Core statements rather than the ORM: this runs once per chunk, and the ORM's
+    unit of work cost more CPU than the rest of the database work together. The
+    plan is read once per session and process (:func:`_cached_plan`); the state
+    is checked where the chunk is recorded.
     """
-    async with db.read() as session:
-        asset = await get_owned(session, account_id=account_id, task_id=task_id, now=now)
-    if asset.status != AssetStatus.PENDING:
-        raise UploadAlreadyComplete()
-    expected = expected_chunk_bytes(asset, index)
-    if length is not None and length != expected:
-        raise _wrong_length(index, length, expected)
-    await storage.write(chunk_key(asset.id, index), _exactly(data, index, expected))
-    async with db.write() as session:
-        # The row lock orders the short recording transactions of one session, so each
-        # count sees every chunk recorded before it (the storage writes stay parallel).
-        asset = await get_owned(session, account_id=account_id, task_id=task_id, now=now, lock=True)
-        if asset.status != AssetStatus.PENDING:
-            raise UploadAlreadyComplete()
-        await session.execute(
-            upsert_insert(session, UploadChunk)
-            .values(asset_id=asset.id, chunk_index=index, size=expected, received_at=now)
-            .on_conflict_do_update(
-                index_elements=["asset_id", "chunk_index"],
-                set_={"size": expected, "received_at": now},
+    plan = await _cached_plan(db, account_id, task_id, now)
+    expected = expected_chunk_bytes(plan, index)
+    if len(data) != expected:
+        raise _wrong_length(index, len(data), expected)
+    try:
+        await storage.write_part(
+            parts_key(plan.id), index, index * plan.chunk_size, data, total_size=plan.size
+        )
+    except ObjectChanged:
+        raise UploadAlreadyComplete() from None
+    try:
+        async with db.transaction() as connection:
+            # The row lock orders the short recording transactions of one session, so each
+            # count sees every chunk recorded before it (the storage writes stay parallel).
+            await _chunk_plan(connection, account_id, task_id, now, lock=True)
+            await connection.execute(
+                _record_chunk_statement(db.dialect),
+                {"asset_id": plan.id, "chunk_index": index, "size": expected, "received_at": now},
             )
-        )
-        uploaded = await session.scalar(
-            select(func.count()).select_from(UploadChunk).where(UploadChunk.asset_id == asset.id)
-        )
+            uploaded = (await connection.execute(_COUNT_CHUNKS, {"id": plan.id})).scalar_one()
+    except UploadAlreadyComplete:
+        # completed between the check above and the write: the part is a leftover
+        with contextlib.suppress(StorageError):
+            await storage.delete_prefix(parts_key(plan.id))
+        raise
     return ChunkProgress(
-        task_id=asset.id,
-        chunk_index=index,
-        uploaded_chunks=uploaded or 0,
-        total_chunks=asset.total_chunks,
+        task_id=plan.id, chunk_index=index, uploaded_chunks=uploaded, total_chunks=plan.total_chunks
+    )
+
+
+@dataclass(frozen=True)
+class ChunkPlan:
+    """What receiving a chunk needs to know of its pending session (none of it ever changes)."""
+
+    id: str
+    account_id: str
+    expires_at: datetime
+    chunk_size: int
+    total_chunks: int
+    size: int
+
+
+_PLAN = select(
+    Asset.id,
+    Asset.account_id,
+    Asset.status,
+    Asset.chunk_size,
+    Asset.total_chunks,
+    Asset.size,
+    Asset.expires_at,
+).where(Asset.id == bindparam("id"))
+_LOCKED_PLAN = _PLAN.with_for_update()
+_COUNT_CHUNKS = (
+    select(func.count()).select_from(UploadChunk).where(UploadChunk.asset_id == bindparam("id"))
+)
+
+
+async def _chunk_plan(
+    connection: AsyncConnection, account_id: str, task_id: str, now: datetime, *, lock: bool
+) -> ChunkPlan:
+    """The pending session's plan; 404 as :func:`get_owned`, 409 once complete."""
+    parsed = _parse_id(task_id)
+    row = (
+        (await connection.execute(_LOCKED_PLAN if lock else _PLAN, {"id": parsed})).first()
+        if parsed
+        else None
+    )
+    if (
+        row is None
+        or row.account_id != account_id
+        or row.status == AssetStatus.EXPIRED
+        or row.expires_at <= now
+    ):
+        raise UploadNotFound(f"upload task {task_id} not found")
+    if row.status != AssetStatus.PENDING:
+        raise UploadAlreadyComplete()
+    return ChunkPlan(
+        id=row.id,
+        account_id=row.account_id,
+        expires_at=row.expires_at,
+        chunk_size=row.chunk_size,
+        total_chunks=row.total_chunks,
+        size=row.size,
+    )
+
+
+_PLANS: OrderedDict[str, ChunkPlan] = OrderedDict()
+PLANS_CACHED = 1024
+
+
+async def _cached_plan(db: Database, account_id: str, task_id: str, now: datetime) -> ChunkPlan:
+    """The session's plan, read from the database the first time only: a plan never changes,
+    nor do its owner and expiry, which are checked on every call all the same."""
+    plan = _PLANS.get(task_id)
+    if plan is None:
+        async with db.statement(write=False) as connection:
+            plan = await _chunk_plan(connection, account_id, task_id, now, lock=False)
+        _PLANS[task_id] = plan
+        while len(_PLANS) > PLANS_CACHED:
+            _PLANS.popitem(last=False)
+    if plan.account_id != account_id or plan.expires_at <= now:
+        raise UploadNotFound(f"upload task {task_id} not found")
+    return plan
+
+
+@functools.cache
+def _record_chunk_statement(dialect: str) -> Any:
+    insert = upsert_insert_for(dialect, UploadChunk)
+    return insert.on_conflict_do_update(
+        index_elements=["asset_id", "chunk_index"],
+        set_={"size": insert.excluded.size, "received_at": insert.excluded.received_at},
     )
 
 
@@ -378,7 +456,8 @@ async def complete(
     A second complete answers the same asset. On a 400 (missing chunks, not an
     image, too many pixels) the session stays pending and its chunks are kept;
     so it does on a 409 when a chunk was replaced during the merge (S3 pins
-    each chunk's ETag; the file backend merges whichever copy it opens).
+    each chunk's ETag; the file backend locks out chunk writes while it checks
+    and publishes the file).
     """
     async with db.read() as session:
         asset = await get_owned(session, account_id=account_id, task_id=task_id, now=now)
@@ -393,21 +472,17 @@ async def complete(
     missing = [index for index in range(asset.total_chunks) if index not in present]
     if missing:
         raise InvalidInput(_missing_message(missing), field="totalChunks")
-    target = file_key(asset.id)
-    parts = [chunk_key(asset.id, index) for index in range(asset.total_chunks)]
     try:
-        stored = await storage.concat(target, parts)
+        stored, (file_type, probed) = await storage.assemble(
+            parts_key(asset.id),
+            asset.total_chunks,
+            file_key(asset.id),
+            _image_check(storage, probe, settings),
+        )
     except ObjectNotFound:
         return await _completed_meanwhile(db, account_id, task_id, now)
     except ObjectChanged:
         raise ChunkReplaced() from None
-    try:
-        file_type, probed = await _identify(storage, target, probe)
-        _check_pixels(probed, settings)
-    except InvalidInput:
-        with contextlib.suppress(StorageError):
-            await storage.delete(target)
-        raise
     async with db.write() as session:
         finished = (
             await session.execute(
@@ -430,17 +505,34 @@ async def complete(
             await session.execute(delete(UploadChunk).where(UploadChunk.asset_id == asset.id))
         result = await get_asset(session, account_id=account_id, task_id=task_id, now=now)
     with contextlib.suppress(StorageError):
-        await storage.delete_prefix(f"{asset_prefix(asset.id)}chunks/")
+        await storage.delete_prefix(parts_key(asset.id))
     return result
 
 
 async def _completed_meanwhile(db: Database, account_id: str, task_id: str, now: datetime) -> Asset:
-    """A chunk vanished during the merge: a concurrent complete finished (and removed them)."""
-    async with db.read() as session:
-        asset = await get_owned(session, account_id=account_id, task_id=task_id, now=now)
-    if asset.status == AssetStatus.COMPLETE:
-        return asset
+    """The chunks vanished during the merge: a concurrent complete published them and is about
+    to record the asset (or has). Wait briefly for that record; if none comes, that complete
+    died between the two steps and the chunks must be sent again."""
+    for delay in COMPLETED_MEANWHILE_WAITS_S:
+        await asyncio.sleep(delay)
+        async with db.read() as session:
+            asset = await get_owned(session, account_id=account_id, task_id=task_id, now=now)
+        if asset.status == AssetStatus.COMPLETE:
+            return asset
     raise InvalidInput("a chunk was lost; send the chunks again", field="totalChunks")
+
+
+def _image_check(
+    storage: Storage, probe: ImageProbe, settings: Settings
+) -> Callable[[str], Awaitable[tuple[FileType, ProbedImage]]]:
+    """The check :meth:`Storage.assemble` runs on the merged bytes before publishing them."""
+
+    async def check(key: str) -> tuple[FileType, ProbedImage]:
+        file_type, probed = await _identify(storage, key, probe)
+        _check_pixels(probed, settings)
+        return file_type, probed
+
+    return check
 
 
 async def _identify(storage: Storage, key: str, probe: ImageProbe) -> tuple[FileType, ProbedImage]:

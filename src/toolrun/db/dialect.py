@@ -14,6 +14,11 @@ def dialect_name(session: AsyncSession) -> str:
 
 def upsert_insert(session: AsyncSession, table: Any) -> Any:
     """An INSERT that supports ``on_conflict_do_nothing`` / ``on_conflict_do_update``."""
-    if dialect_name(session) == "postgresql":
+    return upsert_insert_for(dialect_name(session), table)
+
+
+def upsert_insert_for(dialect: str, table: Any) -> Any:
+    """:func:`upsert_insert` for a dialect named ``postgresql`` or ``sqlite``."""
+    if dialect == "postgresql":
         return postgresql.insert(table)
     return sqlite.insert(table)

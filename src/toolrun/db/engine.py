@@ -158,6 +158,13 @@ class Database:
         async with engine.connect() as connection, connection.begin():
             yield connection
 
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncConnection]:
+        """A write transaction on a bare connection, for a hot path of a few Core statements
+        that must commit together (no ORM session: ~1 ms of CPU less per transaction)."""
+        async with self.engine.connect() as connection, connection.begin():
+            yield connection
+
     async def fetch_one(self, statement: DriverStatement, parameters: dict[str, Any]) -> Any:
         """Run one autocommit statement on a pooled PostgreSQL connection's driver; its first row.
 

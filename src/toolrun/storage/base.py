@@ -13,16 +13,17 @@ backends call it on every key, so a key means the same object on either backend.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 READ_CHUNK_BYTES = 256 * 1024
 MAX_KEY_BYTES = 1024  # S3's limit, applied to both backends
 TEMP_SEGMENT = ".tmp"  # first key segment reserved for in-flight writes of the file backend
+Checked = TypeVar("Checked")
 
 
 class StorageError(Exception):
@@ -161,6 +162,45 @@ class Storage(Protocol):
         deletes them). ObjectNotFound if a part is missing, ObjectChanged if
         one is replaced meanwhile and the backend notices (S3), and then no
         target appears. No parts gives an empty object.
+        """
+        ...
+
+    async def write_part(
+        self, key: str, index: int, offset: int, data: bytes | memoryview, *, total_size: int
+    ) -> None:
+        """Store ``data`` as part ``index`` of the object being assembled under ``key``.
+
+        The part holds the object's bytes ``offset`` to ``offset + len(data)``;
+        ``total_size`` is the whole object's. Sending a part again replaces it.
+        Parts may come in any order and concurrently. A part survives a crash
+        of the process once this returns; the file backend makes parts durable
+        against a crash of the host only when they are assembled (S3: at once).
+        :class:`ObjectChanged` when the parts were assembled
+        meanwhile (the part was not added). S3 stores each part as an object
+        ``<key>/<index:06d>``; the file backend writes it at its offset in one
+        file ``<key>``, so that assembling needs no copy.
+        """
+        ...
+
+    async def assemble(
+        self,
+        key: str,
+        part_count: int,
+        target_key: str,
+        check: Callable[[str], Awaitable[Checked]],
+    ) -> tuple[int, Checked]:
+        """Join parts ``0..part_count-1`` of ``key`` into ``target_key``; return its size and what
+        ``check`` returned.
+
+        ``check`` gets a key from which the joined bytes can be read (with
+        :meth:`read` and :meth:`local_path`) before they are published; if it
+        raises, the exception propagates, no target appears and the parts are
+        kept. On success the parts are gone or unreadable as parts; call
+        :meth:`delete_prefix` with ``key`` to remove what is left.
+        ObjectNotFound if no part was written (or the parts were assembled
+        meanwhile) and, on S3, if any part is missing: the file backend cannot
+        tell a missing part from zeros, so callers count their parts first.
+        ObjectChanged if a part was replaced while being joined (S3).
         """
         ...
 

@@ -5,12 +5,21 @@ over the target (``os.replace``, atomic on POSIX), then fsyncs the target's
 directory: once ``write`` returns, the object survives a crash, so a database
 row may point at it. Directories are created on demand and removed again when
 a delete empties them. All blocking calls run in the backend's thread pool.
+
+Parts (:meth:`FileStorage.write_part`) are written at their offsets into one
+file, so assembling them is a rename, not a copy; that file is fsynced once,
+when it is assembled, not after every part (see docs/decisions.md). A part write holds a shared
+``flock`` on that file, assembling an exclusive one: a part written after the
+file was published finds the name gone (or a new file) and never reaches the
+published bytes. ``flock`` works between processes on one host.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
+import fcntl
 import os
 import shutil
 import stat as stat_module
@@ -20,6 +29,7 @@ from collections.abc import (
     AsyncGenerator,
     AsyncIterable,
     AsyncIterator,
+    Awaitable,
     Callable,
     Iterator,
     Sequence,
@@ -33,6 +43,8 @@ from urllib.parse import unquote, urlsplit
 from toolrun.storage.base import (
     READ_CHUNK_BYTES,
     TEMP_SEGMENT,
+    Checked,
+    ObjectChanged,
     ObjectInfo,
     ObjectNotFound,
     StorageError,
@@ -46,6 +58,7 @@ WRITE_BUFFER_BYTES = 1024 * 1024  # small incoming chunks are merged: one thread
 COPY_BUFFER_BYTES = 1024 * 1024
 LIST_BATCH = 1000
 T = TypeVar("T")
+LOCK_POLL_MAX_S = 0.02
 REPLACE_ATTEMPTS = 5  # a concurrent delete may remove the empty target directory; retry
 
 
@@ -143,13 +156,17 @@ class FileStorage:
         if self._durable:
             os.fsync(handle.fileno())
         handle.close()
+        self._replace(temp, target)
+
+    def _replace(self, source: Path, target: Path) -> None:
+        """Rename ``source`` over ``target`` (creating its folder) and make that durable."""
         for attempt in range(REPLACE_ATTEMPTS):
             try:
                 target.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(temp, target)
+                os.replace(source, target)
                 break
             except FileNotFoundError:
-                if attempt == REPLACE_ATTEMPTS - 1:
+                if attempt == REPLACE_ATTEMPTS - 1 or not source.exists():
                     raise
             except (FileExistsError, IsADirectoryError, NotADirectoryError) as exc:
                 raise StorageError(
@@ -158,6 +175,77 @@ class FileStorage:
                 ) from exc
         if self._durable:
             _fsync_directory(target.parent)
+
+    # -- parts -----------------------------------------------------------------------------
+
+    async def write_part(
+        self, key: str, index: int, offset: int, data: bytes | memoryview, *, total_size: int
+    ) -> None:
+        path = self._path(key)
+        descriptor = await self._io(self._open_parts, path)
+        try:
+            await _lock(descriptor, fcntl.LOCK_SH)
+            await self._io(self._write_at, key, path, descriptor, offset, data)
+        finally:
+            os.close(descriptor)  # also releases the lock
+
+    def _write_at(
+        self,
+        key: str,
+        path: Path,
+        descriptor: int,
+        offset: int,
+        data: bytes | memoryview,
+    ) -> None:
+        if not _still_named(descriptor, path):
+            raise ObjectChanged(key)  # assembled (and renamed) while this part waited
+        view = memoryview(data).cast("B")
+        while view:
+            written = os.pwrite(descriptor, view, offset)
+            view, offset = view[written:], offset + written
+
+    def _open_parts(self, path: Path) -> int:
+        """Open (or create) the file the parts are written into."""
+        for attempt in range(REPLACE_ATTEMPTS):
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            except FileNotFoundError:  # a delete pruned the folder just now, or the file
+                if attempt == REPLACE_ATTEMPTS - 1:
+                    raise
+            except (IsADirectoryError, NotADirectoryError) as exc:
+                raise StorageError(
+                    "key collides with a folder of other keys or an object on its path: "
+                    + path.relative_to(self.root).as_posix()
+                ) from exc
+        raise AssertionError("unreachable")
+
+    async def assemble(
+        self,
+        key: str,
+        part_count: int,
+        target_key: str,
+        check: Callable[[str], Awaitable[Checked]],
+    ) -> tuple[int, Checked]:
+        """Lock the parts' file, let ``check`` read it under its own key, then rename it to the
+        target: no byte is copied."""
+        staged, target = self._path(key), self._path(target_key)
+        descriptor = await self._io(_open_descriptor, key, staged)
+        try:
+            await _lock(descriptor, fcntl.LOCK_EX)
+            await self._io(self._seal, key, staged, descriptor)
+            checked = await check(key)
+            size = os.fstat(descriptor).st_size
+            await self._io(self._replace, staged, target)
+        finally:
+            os.close(descriptor)
+        return size, checked
+
+    def _seal(self, key: str, path: Path, descriptor: int) -> None:
+        if not _still_named(descriptor, path):
+            raise ObjectNotFound(key)  # another assemble published it meanwhile
+        if self._durable:
+            os.fsync(descriptor)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -325,12 +413,40 @@ def _open_at(key: str, path: Path, start: int) -> BinaryIO:
     return handle
 
 
+def _open_descriptor(key: str, path: Path) -> int:
+    with _not_found_as(key):
+        return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+
+
 @contextlib.contextmanager
 def _not_found_as(key: str) -> Iterator[None]:
     try:
         yield
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError) as exc:
         raise ObjectNotFound(key) from exc
+
+
+async def _lock(descriptor: int, operation: int) -> None:
+    """Take a ``flock`` without blocking a pool thread: a thread waiting for a lock held by a
+    ``check`` that itself needs pool threads could deadlock the pool. Holders keep it briefly."""
+    delay = 0.001
+    while True:
+        try:
+            fcntl.flock(descriptor, operation | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, LOCK_POLL_MAX_S)
+
+
+def _still_named(descriptor: int, path: Path) -> bool:
+    """Whether ``path`` still names the file open as ``descriptor``."""
+    opened = os.fstat(descriptor)
+    try:
+        named = os.stat(path)
+    except FileNotFoundError:
+        return False
+    return (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino)
 
 
 def _discard(handle: BinaryIO, temp: Path) -> None:

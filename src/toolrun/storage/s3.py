@@ -15,7 +15,15 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Iterator, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterator,
+    Sequence,
+)
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
@@ -28,6 +36,7 @@ from botocore.exceptions import ClientError
 
 from toolrun.storage.base import (
     READ_CHUNK_BYTES,
+    Checked,
     ObjectChanged,
     ObjectInfo,
     ObjectNotFound,
@@ -158,6 +167,30 @@ class S3Storage:
             await self._threads.run(upload.abort)
             raise
         return sum(length for length, _ in heads)
+
+    async def write_part(
+        self, key: str, index: int, offset: int, data: bytes | memoryview, *, total_size: int
+    ) -> None:
+        """One object per part (``<key>/<index:06d>``), joined by :meth:`assemble`."""
+        await self.write_bytes(part_key(key, index), bytes(data))
+
+    async def assemble(
+        self,
+        key: str,
+        part_count: int,
+        target_key: str,
+        check: Callable[[str], Awaitable[Checked]],
+    ) -> tuple[int, Checked]:
+        """Concatenate the part objects into the target, then check it there (deleting it if the
+        check fails): S3 cannot read a multipart upload before it is completed."""
+        size = await self.concat(target_key, [part_key(key, index) for index in range(part_count)])
+        try:
+            checked = await check(target_key)
+        except BaseException:
+            with contextlib.suppress(StorageError):
+                await self.delete(target_key)
+            raise
+        return size, checked
 
     async def _append(
         self, upload: ObjectUpload, pending: bytearray, key: str, name: str, length: int, etag: str
@@ -349,6 +382,11 @@ class S3Storage:
 
     def _name(self, key: str) -> str:
         return self.prefix + validate_key(key)
+
+
+def part_key(key: str, index: int) -> str:
+    """Where S3 keeps part ``index`` of the object assembled under ``key``."""
+    return f"{key}/{index:06d}"
 
 
 def _client_config(max_threads: int, *, custom_endpoint: bool) -> Config:

@@ -6,7 +6,6 @@ foreign and malformed task ids all answer 404.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -14,7 +13,7 @@ from fastapi import APIRouter, Body, Query, Request
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
-from toolrun.api.bodies import capped_body_route, multipart_parts
+from toolrun.api.bodies import capped_body_route, multipart_parts, read_body
 from toolrun.api.deps import Context, CurrentAccount
 from toolrun.api.envelope import JSONResponse, error_body, ok
 from toolrun.api.files import file_response
@@ -126,12 +125,7 @@ async def create_upload(
     return ok(uploads.session_data(asset), status=201)
 
 
-async def _pieces(body: bytes, start: int, end: int) -> AsyncIterator[bytes]:
-    for offset in range(start, end, READ_PIECE_BYTES):
-        yield body[offset : min(offset + READ_PIECE_BYTES, end)]
-
-
-def _chunk_index(body: bytes, parts: dict[str, Any]) -> int:
+def _chunk_index(body: bytearray, parts: dict[str, Any]) -> int:
     part = parts.get("index")
     text = body[part.start : part.end].decode("ascii", "replace").strip() if part else ""
     if not text.isdigit():
@@ -171,7 +165,7 @@ async def upload_chunk(
 ) -> Response:
     """Store one chunk (multipart fields `chunk` and `index`); sending an index again replaces
     it. Chunks may come in any order and in parallel."""
-    body = await request.body()
+    body = await read_body(request)
     parts = multipart_parts(request.headers.get("content-type"), body)
     index = _chunk_index(body, parts)
     chunk = parts.get("chunk")
@@ -183,8 +177,7 @@ async def upload_chunk(
         account_id=account.id,
         task_id=task_id,
         index=index,
-        data=_pieces(body, chunk.start, chunk.end),
-        length=chunk.end - chunk.start,
+        data=memoryview(body)[chunk.start : chunk.end],
         now=context.clock(),
     )
     return ok(uploads.progress_data(progress), status=201)
