@@ -22,6 +22,23 @@ def test_parts_are_cut_out_exactly(data: bytes) -> None:
     assert body[parts["index"].start : parts["index"].end] == b"7"
 
 
+@pytest.mark.parametrize("chunk_first", [False, True], ids=["index-first", "chunk-first"])
+@pytest.mark.parametrize("size", [64 * 1024 - 1, 64 * 1024, 3 * 1024 * 1024 + 5])
+def test_large_chunks_in_either_order_with_an_epilogue(chunk_first: bool, size: int) -> None:
+    data = (b"\r\n--" + bytes(range(256))) * (size // 260) + b"\r\n-" * (size % 260 // 3)
+    chunk_part = (
+        b'--bnd\r\nContent-Disposition: form-data; name="chunk"; filename="c"\r\n\r\n'
+        + data
+        + b"\r\n"
+    )
+    index_part = b'--bnd\r\nContent-Disposition: form-data; name="index"\r\n\r\n12\r\n'
+    middle = chunk_part + index_part if chunk_first else index_part + chunk_part
+    body = middle + b"--bnd--\r\nan epilogue\r\n"
+    parts = multipart_parts("multipart/form-data; boundary=bnd", body)
+    assert body[parts["chunk"].start : parts["chunk"].end] == data
+    assert body[parts["index"].start : parts["index"].end] == b"12"
+
+
 def test_file_before_field_and_a_preamble() -> None:
     body = (
         b"preamble to ignore\r\n--b0undary\r\n"

@@ -20,7 +20,7 @@ from python_multipart.multipart import parse_options_header
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toolrun.api.deps import KeyedRoute
+from toolrun.api.deps import Arguments, KeyedRoute
 from toolrun.core.errors import InvalidInput
 
 
@@ -30,8 +30,10 @@ def capped_body_route(max_bytes: int) -> type[KeyedRoute]:
     at ``max_bytes``."""
 
     class CappedBodyRoute(KeyedRoute):
-        def body_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-            handler = super().body_handler()
+        def body_handler(
+            self, direct: Arguments | None = None
+        ) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+            handler = super().body_handler(direct)
 
             async def capped(request: Request) -> Response:
                 declared = request.headers.get("content-length")
@@ -82,6 +84,9 @@ async def read_body(request: Request) -> bytearray:
     return body
 
 
+NEAR_PART_BYTES = 64 * 1024  # a field or a part's headers; more is a large part (the chunk)
+
+
 @dataclass(frozen=True)
 class FormPart:
     name: str
@@ -107,6 +112,8 @@ def multipart_parts(content_type: str | None, body: bytes | bytearray) -> dict[s
     if position < 0:
         raise _malformed("no boundary")
     position += len(delimiter)
+    separator = b"\r\n" + delimiter
+    last = body.rfind(separator)  # the closing delimiter's: found at once, near the end
     parts: dict[str, FormPart] = {}
     while not body.startswith(b"--", position):
         if not body.startswith(b"\r\n", position):
@@ -116,13 +123,29 @@ def multipart_parts(content_type: str | None, body: bytes | bytearray) -> dict[s
             raise _malformed("unterminated part headers")
         name, filename = _disposition(bytes(body[position + 2 : headers_end]))
         start = headers_end + 4
-        end = body.find(b"\r\n" + delimiter, start)
+        end = _part_end(body, separator, start, last)
         if end < 0:
             raise _malformed("unterminated part")
         if name is not None:
             parts.setdefault(name, FormPart(name, filename, start, end))
         position = end + 2 + len(delimiter)
     return parts
+
+
+def _part_end(body: bytes | bytearray, separator: bytes, start: int, last: int) -> int:
+    """Where the part whose data begins at ``start`` ends (-1: nowhere).
+
+    A small part's end is found searching forward a little. A large part (the
+    chunk) ends at the last separator or at the one before a small part that
+    follows it, found searching back from the last: a part's data never holds
+    the separator (RFC 2046 §5.1.1), so the chunk's megabytes are never scanned.
+    (A body with two large parts is not one this endpoint defines.)
+    """
+    near = body.find(separator, start, start + NEAR_PART_BYTES)
+    if near >= 0 or last < start:
+        return near
+    before_last = body.rfind(separator, max(start, last - NEAR_PART_BYTES), last)
+    return before_last if before_last >= 0 else last
 
 
 def _disposition(headers: bytes) -> tuple[str | None, str | None]:
