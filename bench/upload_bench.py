@@ -3,8 +3,8 @@
     .venv/bin/python -m bench.upload_bench [--mib 256] [--parallel 1]
 
 A PNG of about 256 MiB (random pixels stored uncompressed, so the size is
-real) goes through the API in 8 MiB chunks, then complete (merge, sniff,
-header probe); then it is downloaded whole. Both are set against plain loops
+real) goes through the API in 8 MiB chunks, then complete (fsync, sniff,
+header probe, publish); then it is downloaded whole. Both are set against plain loops
 over the same bytes on the same disk in the same run: writing them in 8 MiB
 pieces and fsyncing once (the upload target ratio is >= 0.5), and reading the
 file back (for the download). The server's peak RSS increase during each phase
