@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -217,14 +217,31 @@ async def get_owned(
         if parsed
         else None
     )
+    return _live_or_404(asset, account_id, task_id, now)
+
+
+class _Owned(Protocol):
+    @property
+    def account_id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def expires_at(self) -> datetime: ...
+
+
+Found = TypeVar("Found", bound=_Owned)
+
+
+def _live_or_404(found: Found | None, account_id: str, task_id: str, now: datetime) -> Found:
+    """``found`` (an asset or a row of its columns) if it is the caller's and live, else 404."""
     if (
-        asset is None
-        or asset.account_id != account_id
-        or asset.status == AssetStatus.EXPIRED
-        or asset.expires_at <= now
+        found is None
+        or found.account_id != account_id
+        or found.status == AssetStatus.EXPIRED
+        or found.expires_at <= now
     ):
         raise UploadNotFound(f"upload task {task_id} not found")
-    return asset
+    return found
 
 
 async def get_asset(
@@ -371,18 +388,12 @@ async def _chunk_plan(
 ) -> ChunkPlan:
     """The pending session's plan; 404 as :func:`get_owned`, 409 once complete."""
     parsed = _parse_id(task_id)
-    row = (
+    found: Any = (
         (await connection.execute(_LOCKED_PLAN if lock else _PLAN, {"id": parsed})).first()
         if parsed
         else None
     )
-    if (
-        row is None
-        or row.account_id != account_id
-        or row.status == AssetStatus.EXPIRED
-        or row.expires_at <= now
-    ):
-        raise UploadNotFound(f"upload task {task_id} not found")
+    row = _live_or_404(found, account_id, task_id, now)
     if row.status != AssetStatus.PENDING:
         raise UploadAlreadyComplete()
     return ChunkPlan(
