@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
+from itertools import pairwise
 
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from tests.tools.web.conftest import site_of
-from toolrun.tools.web.checks.links import _host_of, _phrase_of, link_facts, phrase_candidates
-from toolrun.tools.web.css import has_token_ci, starts_with_ci
+from toolrun.tools.web.checks.geo import _SPA_ROOTS, _app_roots
+from toolrun.tools.web.checks.keywords import _PUNCTUATION, STOPWORDS, _phrases
+from toolrun.tools.web.checks.links import (
+    LinkCounts,
+    _host_of,
+    _phrase_of,
+    _tally_hrefs,
+    link_facts,
+    phrase_candidates,
+)
+from toolrun.tools.web.css import has_token_ci, starting_ci, starts_with_ci
 from toolrun.tools.web.page import _SELECTORS, UNICODE_SPACES, Page
 from toolrun.tools.web.sitemap import parse_sitemap
 
@@ -110,6 +121,51 @@ def test_elements_are_what_their_selectors_find(indexed: bool) -> None:
         assert [node.mem_id for node in page.elements(name)] == expected, name
 
 
+def test_index_elements_reads_what_the_lazy_facts_read() -> None:
+    html = MIXED.replace(
+        "</body>", '<svg><a href="/svg">s</a></svg><math><a href=/m>m</a></math></body>'
+    )
+    lazy, read = Page.from_html(html), Page.from_html(html)
+    lazy.elements("heading")  # indexes without reading
+    read.index_elements()
+    for fact in ("anchor_attrs", "anchor_hrefs", "anchor_rels", "anchor_texts", "images"):
+        assert getattr(read, fact) == getattr(lazy, fact), fact
+    assert read.image_srcs == lazy.image_srcs
+    root = read.tree.root
+    assert root is not None
+    for tag in ("a", "img"):  # not kept by the reading walk: found again by tag
+        walked = [node.mem_id for node in root.traverse() if node.tag == tag]
+        assert [node.mem_id for node in read.elements(tag)] == walked
+    assert len(read.anchor_nodes) == len(read.anchor_texts) == 4
+
+
+HIDDEN_IN_LINKS = """<a href=/s>buy<script>track()</script></a><a href=/y>see<style>.a{}</style></a>
+<a href=/n>click<noscript>here</noscript></a><noscript><noscript><a href=/nn>x</a></noscript>
+<script type="application/ld+json">{"@type": "Person"}</script><h2>n</h2></noscript>
+<template><a href=/t>t</a><script src=/t.js></script></template><svg><style>s</style></svg>"""
+
+
+def test_one_walk_finds_and_removes_the_hidden_elements() -> None:
+    html = MIXED.replace("</body>", HIDDEN_IN_LINKS + "</body>")
+    merged, apart = Page.from_html(html), Page.from_html(html)
+    merged.index_elements()  # the hidden elements found in the index walk
+    assert apart.tree is not None  # removed first, by a selector walk
+    apart.index_elements()
+    for fact in ("script_count", "json_ld_blocks", "external_scripts", "noscript_text"):
+        assert getattr(merged, fact) == getattr(apart, fact), fact
+    assert merged.anchor_texts == apart.anchor_texts
+    assert merged.anchor_attrs == apart.anchor_attrs
+    assert [level for level, _ in merged.heading_nodes] == [
+        level for level, _ in apart.heading_nodes
+    ]
+    for name in _SELECTORS:
+        assert [n.attributes for n in merged.elements(name)] == [
+            n.attributes for n in apart.elements(name)
+        ], name
+    assert merged.body_text == apart.body_text
+    assert "track" not in " ".join(merged.anchor_texts)
+
+
 def test_elements_skip_removed_noscript_and_template_content() -> None:
     page = Page.from_html(MIXED)
     assert [node.attributes.get("href") for node in page.elements("a")] == ["/a", "/s"]
@@ -204,3 +260,128 @@ def test_sitemap_lists_ignores_case_fragment_and_trailing_slash() -> None:
     sitemap = parse_sitemap("<urlset><loc>https://A.test/Page/</loc></urlset>")
     assert sitemap.lists("https://a.test/page#top")
     assert not sitemap.lists("https://a.test/other")
+
+
+SPELLINGS = [
+    ("<p lang=de>x</p>", 1),
+    ('<p title="x"lang="de">x</p>', 1),
+    ("<p/lang>x</p>", 1),
+    ("<p\nLANG=de>x</p>", 1),
+    ('<p hreflang="de" xml:lang="de" data-lang=x>lang</p>', 0),
+    ("<lang>x</lang>", 0),
+    ("<p> lang in text</p>", 1),  # counted, though text: the count is an upper bound
+]
+
+
+@pytest.mark.parametrize(("body", "count"), SPELLINGS)
+def test_attribute_spellings(body: str, count: int) -> None:
+    page = Page.from_html(f"<body>{body}</body>")
+    assert page.attribute_spellings("lang", 5) == count
+    if count == 0:
+        assert page.tree.css_first("[lang]") is None
+
+
+@pytest.mark.parametrize(
+    ("html", "below"),
+    [
+        ('<html lang="en"><head><link rel=alternate hreflang=de href=/de></head><p>x</p>', False),
+        ('<html lang="en"><p lang="de">x</p>', True),
+        ("<html><p lang=de>x</p>", True),
+        ('<html lang="en"><p xml:lang="de">x</p>', False),
+        ('<html lang="en"><body lang="de"><p>x</p>', False),
+        ("<html><p>lang</p>", False),
+    ],
+)
+def test_has_lang_below_root(html: str, below: bool) -> None:
+    page = Page.from_html(html)
+    assert page.has_lang_below_root is below
+    assert below is (page.tree.css_first("body [lang]") is not None)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '<div id="app">x</div>',
+        "<div id=ROOT>x</div>",
+        "<div id = '__next'>x</div>",
+        '<div id="r&#111;ot">x</div>',
+        '<div id="app ">x</div>',
+        "<div id=app/>x</div>",
+        '<script src="/app.js"></script><p>app root</p>',
+    ],
+)
+def test_app_roots_are_what_the_selector_finds(body: str) -> None:
+    for doctype in ("", "<!doctype html>"):  # quirks mode compares ids case-insensitively
+        page = Page.from_html(f"{doctype}<body>{body}</body>")
+        ids = [node.id or "" for node in page.tree.css("[id]")]
+        named = any(value.lower() in {"root", "app", "__next"} for value in ids)
+        expected = page.tree.css(_SPA_ROOTS) if named else []
+        found = _app_roots(page)
+        assert [n.mem_id for n in found] == [n.mem_id for n in expected], (doctype, body)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["http://a", "HTTP:x", "https://b", "", " http:x", "Http:y", "htt\u0440:z"],
+        ["a\0b", "http:\0c", "http:d"],  # a NUL: tested one by one
+        [],
+    ],
+)
+def test_starting_ci(values: list[str]) -> None:
+    assert starting_ci(values, "http:") == [v for v in values if starts_with_ci(v, "http:")]
+
+
+def test_link_counts_match_the_href_loop() -> None:
+    hrefs = [
+        "https://example.test  /x",
+        "https://example.test  ",
+        "https://Example.Test:443",
+        "https://u@example.test/",
+        "//example.test",
+        "HTTP://localhost:1/",
+        "hTTp:rel",
+        "mailto:a@b",
+        "http://[::1]/",
+        "/p",
+    ]
+    body = "".join(f'<a href="{href}">x</a>' for href in hrefs)
+    site = site_of(f"<body>{body}</body>", "https://example.test/page")
+    counts = link_facts(site).counts
+    expected = LinkCounts()
+    rest = [h for h in hrefs if ":" in h or h.startswith("//")]
+    insecure = _tally_hrefs(expected, rest, "example.test", "https")
+    expected.internal += len(hrefs) - len(rest)
+    assert (counts.internal, counts.external, counts.local) == (
+        expected.internal,
+        expected.external,
+        expected.local,
+    )
+    assert counts.insecure == [site.page.resolve(href) for href in insecure]
+
+
+def _pairwise_phrases(words: list[str]) -> Counter[str]:
+    """The former implementation: clean every word, count every usable pair."""
+    cleaned = [w.lower().strip(_PUNCTUATION) for w in words]
+    usable = [w if len(w) > 2 and w not in STOPWORDS else None for w in cleaned]
+    return Counter(f"{a} {b}" for a, b in pairwise(usable) if a is not None and b is not None)
+
+
+def test_phrases_count_what_pairs_of_cleaned_words_count() -> None:
+    words = [
+        "The",
+        "Rocket",
+        "rocket,",
+        "burns;",
+        "the",
+        "ROCKET",
+        "burns",
+        "fuel.",
+        "Fuel",
+        "burns!",
+        "rocket",
+        "burns",
+    ]
+    words += ["\u03a3\u03a3", "\u03c3\u03c2", "x"] * 3
+    assert list(_phrases(words).items()) == list(_pairwise_phrases(words).items())
+    assert _phrases(words).most_common(3) == _pairwise_phrases(words).most_common(3)

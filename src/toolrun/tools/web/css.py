@@ -25,3 +25,13 @@ def has_token_ci(value: str | None, token: str) -> bool:
     if not value or token not in value.lower():
         return False
     return any(word.isascii() and word.lower() == token for word in _CSS_SPACE.split(value))
+
+
+def starting_ci(values: list[str], prefix: str) -> list[str]:
+    """The values that ``starts_with_ci(value, prefix)``, in order: one ASCII case-insensitive
+    search over all of them joined by NULs (attribute values hold none: the parser replaces
+    them; if one does, each value is tested on its own)."""
+    joined = "\0" + "\0".join(values)
+    if joined.count("\0") != len(values):
+        return [value for value in values if starts_with_ci(value, prefix)]
+    return re.findall("\0(" + re.escape(prefix) + "[^\0]*)", joined, re.I | re.A)

@@ -73,6 +73,7 @@ class GeoCheckerResult(CheckerResult):
 
 def analyze(site: Site) -> GeoCheckerResult:
     """All GEO checks of an already fetched site (pure)."""
+    site.page.index_elements()
     checks, summary = evaluate(site, CHECKS)
     return GeoCheckerResult.model_validate(
         {

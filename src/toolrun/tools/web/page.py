@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
+from itertools import islice
+from operator import methodcaller
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
@@ -94,6 +96,12 @@ def _tag_id(tag: str) -> int:
 
 _INDEXED_BY_ID = {_tag_id(tag): lists for tag, lists in _INDEXED.items()}
 _HEADING_LEVELS = {_tag_id(f"h{level}"): level for level in range(1, 7)}
+_A_ID = _tag_id("a")
+_IMG_ID = _tag_id("img")
+_READ_TAGS = ("a", "img")
+_HIDDEN_IDS = frozenset(_tag_id(tag) for tag in ("script", "style", "template", "noscript"))
+_GET_SRC = methodcaller("get", "src")
+_BARE_ATTRIBUTE = re.compile(r"\[([a-z][a-z-]*)\]")
 
 
 def header_charset(content_type_header: str | None) -> str | None:
@@ -140,9 +148,10 @@ def normalize_space(text: str) -> str:
 def word_mask(text: str) -> bytes:
     """One byte per whitespace character (b" ") and per byte of everything else (b"x"), so
     that words and spaces are counted with ``bytes.count`` rather than a list of words."""
-    for space in UNICODE_SPACES:
-        if space in text:
-            text = text.replace(space, " ")
+    if not text.isascii():  # (an O(1) test)
+        for space in UNICODE_SPACES:
+            if space in text:
+                text = text.replace(space, " ")
     return text.encode("utf-8", "surrogatepass").translate(_WORD_MASK)
 
 
@@ -215,35 +224,67 @@ class Page:
     truncated: bool = False
     redirects: list[RedirectHop] = field(default_factory=list)
     fetched_at: datetime = field(default_factory=lambda: datetime.now(UTC))
-    tree: LexborHTMLParser = field(init=False, repr=False)
-    json_ld_blocks: list[str] = field(init=False, repr=False)
-    script_count: int = field(init=False)
-    external_scripts: list[str] = field(init=False, repr=False)
     framework_markers: list[str] = field(init=False)
-    noscript_text: str = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.tree = LexborHTMLParser(self.html)
-        # One pass finds every non-rendered element; they are noted, then removed.
-        hidden = self.tree.css("script, style, template, noscript")
-        self.script_count = 0
-        self.json_ld_blocks = []
-        self.external_scripts = []
+        self._parsed = LexborHTMLParser(self.html)
+        self.framework_markers = find_framework_markers(self.html)
+
+    @property
+    def tree(self) -> LexborHTMLParser:
+        """The parsed document without its scripts, styles, templates and noscript (removed on
+        first use, so that ``index_elements`` can find them in its own walk)."""
+        if "_hidden_facts" not in self.__dict__:
+            self._remove_hidden(self._parsed.css("script, style, template, noscript"))
+        return self._parsed
+
+    def _remove_hidden(self, hidden: list[LexborNode]) -> None:
+        """Note the non-rendered elements (in document order), then remove them."""
+        facts = _Hidden()
         noscript: list[str] = []
         for node in hidden:
             if node.tag == "script":
-                self.script_count += 1
+                facts.script_count += 1
                 attrs = node.attributes
                 if (attrs.get("type") or "").strip().lower() == "application/ld+json":
-                    self.json_ld_blocks.append(node.text(deep=True))
+                    facts.json_ld_blocks.append(node.text(deep=True))
                 if attrs.get("src"):
-                    self.external_scripts.append(attrs["src"] or "")
+                    facts.external_scripts.append(attrs["src"] or "")
             elif node.tag == "noscript":
                 noscript.append(node.text(deep=True))
-        self.framework_markers = find_framework_markers(self.html)
-        self.noscript_text = normalize_space(" ".join(noscript))
+        facts.noscript_text = normalize_space(" ".join(noscript))
         for node in reversed(hidden):  # descendants before their ancestors
             node.decompose(recursive=True)
+        self.__dict__["_hidden_facts"] = facts
+
+    @property
+    def _hidden(self) -> _Hidden:
+        self.tree  # noqa: B018 (removing them notes them)
+        return self.__dict__["_hidden_facts"]  # type: ignore[no-any-return]
+
+    @property
+    def script_count(self) -> int:
+        return self._hidden.script_count
+
+    @property
+    def json_ld_blocks(self) -> list[str]:
+        return self._hidden.json_ld_blocks
+
+    @property
+    def external_scripts(self) -> list[str]:
+        return self._hidden.external_scripts
+
+    @property
+    def noscript_text(self) -> str:
+        return self._hidden.noscript_text
+
+    def index_elements(self) -> None:
+        """List every indexed element now and read the attributes and texts of every link and
+        image in the same walk: for checkers that read links, images or headings anyway, so
+        that no rarer tag is walked for on its own first. Reading a node while the walk is at
+        it costs much less than a second pass over thousands of nodes (memory traffic)."""
+        if "_index" not in self.__dict__:
+            self.__dict__["_index"] = self._walk(read=True)
 
     def elements(self, name: str) -> list[LexborNode]:
         """Every element of an indexed tag (or of the heading/subresource/field groups), in
@@ -258,20 +299,89 @@ class Page:
                 walk = self.tree.css if "," in selector else self.tree.tags
                 found = self._walks[name] = walk(selector)
             return found
-        return self._index.get(name, [])
+        index = self._index
+        found = index.get(name)
+        if found is None and name in _READ_TAGS:  # read by ``index_elements``, not kept
+            found = index[name] = self.tree.tags(name)
+        return found if found is not None else []
 
     @cached_property
     def _index(self) -> dict[str, list[LexborNode]]:
-        lists: dict[str, list[LexborNode]] = {}
-        root = self.tree.root
-        if root is None:
-            return lists
-        indexed = _INDEXED_BY_ID
-        for node in root.traverse():
-            names = indexed.get(node.tag_id)
-            if names is not None:
-                for name in names:
-                    lists.setdefault(name, []).append(node)
+        return self._walk(read=False)
+
+    def _walk(self, *, read: bool) -> dict[str, list[LexborNode]]:
+        """The element index in one walk; also sets ``heading_nodes`` and, with ``read``,
+        the ``anchor_*`` lists and ``images``. Links and images read here are not listed:
+        thousands of kept node objects cost allocations and garbage-collector passes, and
+        the few checks that need a link's node get them by a walk for the tag alone."""
+        lists: dict[str, list[LexborNode]] = {name: [] for name in _SELECTORS}
+        # If the hidden elements are still in the tree, this walk finds them too (saving a
+        # selector walk, which costs about as much), does not index what a noscript holds,
+        # and removes them after.
+        hidden: list[LexborNode] | None = [] if "_hidden_facts" not in self.__dict__ else None
+        reread = False
+        if read:
+            for name in _READ_TAGS:
+                del lists[name]
+        adds = {
+            tag_id: tuple(lists[name].append for name in names if name in lists)
+            for tag_id, names in _INDEXED_BY_ID.items()
+        }
+        if hidden is not None:
+            adds.update(dict.fromkeys(_HIDDEN_IDS, _HIDE))
+        headings: list[tuple[int, LexborNode]] = []
+        anchor_attrs: list[dict[str, str | None]] = []
+        anchor_hrefs: list[str | None] = []
+        anchor_rels: list[str | None] = []
+        anchor_texts: list[str] = []
+        images: list[dict[str, str | None]] = []
+        image_srcs: list[str | None] = []
+        levels = _HEADING_LEVELS
+        root = (self._parsed if hidden is not None else self.tree).root
+        walk = root.traverse() if root is not None else iter(())
+        for node in walk:
+            tag_id = node.tag_id
+            found = adds.get(tag_id)
+            if found is None:
+                continue
+            if found is _HIDE and hidden is not None:
+                hidden.append(node)
+                reread = reread or _inside_anchor(node)
+                # the elements a noscript holds come next in the walk: not indexed
+                for inner in islice(walk, sum(1 for _ in node.traverse()) - 1):
+                    if inner.tag_id in _HIDDEN_IDS:
+                        hidden.append(inner)
+                continue
+            for add in found:
+                add(node)
+            if tag_id in levels:
+                headings.append((levels[tag_id], node))
+            elif not read:
+                continue
+            elif tag_id == _A_ID:
+                attrs = node.attributes
+                anchor_attrs.append(attrs)
+                anchor_hrefs.append(attrs["href"] or "" if "href" in attrs else None)
+                anchor_rels.append(attrs.get("rel"))
+                anchor_texts.append(node.text_lexbor())  # equals text(deep=True)
+            elif tag_id == _IMG_ID:
+                attrs = node.attributes
+                images.append(attrs)
+                image_srcs.append(attrs.get("src"))
+        self.__dict__["heading_nodes"] = headings
+        if hidden is not None:
+            self._remove_hidden(hidden)
+            if reread:  # a link's text read above held a script's or style's text
+                anchor_texts = [node.text_lexbor() for node in self.elements("a")]
+        if read:
+            self.__dict__.update(
+                anchor_attrs=anchor_attrs,
+                anchor_hrefs=anchor_hrefs,
+                anchor_rels=anchor_rels,
+                anchor_texts=anchor_texts,
+                images=images,
+                image_srcs=image_srcs,
+            )
         return lists
 
     @cached_property
@@ -280,12 +390,16 @@ class Page:
 
     def has(self, selector: str) -> bool:
         """Whether any element matches ``selector``: an indexed tag is looked up, anything
-        else is one walk, remembered."""
+        else is one walk, remembered; an attribute the source never spells needs none."""
         if selector in _INDEXED.get(selector, ()):
             return bool(self.elements(selector))
         found = self._found.get(selector)
         if found is None:
-            found = self._found[selector] = self.tree.css_first(selector) is not None
+            attribute = _BARE_ATTRIBUTE.fullmatch(selector)
+            found = (
+                attribute is None or self.attribute_spellings(attribute.group(1)) > 0
+            ) and self.tree.css_first(selector) is not None
+            self._found[selector] = found
         return found
 
     @cached_property
@@ -552,6 +666,16 @@ class Page:
         return [node.attributes for node in self.anchor_nodes]
 
     @cached_property
+    def anchor_hrefs(self) -> list[str | None]:
+        """Each anchor's href as CSS sees it: None without one, "" when empty or valueless."""
+        return [_css_href(attrs) for attrs in self.anchor_attrs]
+
+    @cached_property
+    def anchor_rels(self) -> list[str | None]:
+        """Each anchor's ``rel`` (None without one or without a value)."""
+        return [attrs.get("rel") for attrs in self.anchor_attrs]
+
+    @cached_property
     def anchor_texts(self) -> list[str]:
         """The text of each of ``anchor_nodes`` (``text_lexbor`` equals ``text(deep=True)``)."""
         return list(map(LexborNode.text_lexbor, self.anchor_nodes))
@@ -573,14 +697,39 @@ class Page:
         return [node.attributes for node in self.elements("img")]
 
     @cached_property
+    def image_srcs(self) -> list[str | None]:
+        """Each image's ``src`` (None without one or without a value)."""
+        return list(map(_GET_SRC, self.images))
+
+    @cached_property
     def has_lang_below_root(self) -> bool:
         """True when some element inside <body> sets its own ``lang``."""
-        return self.tree.css_first("body [lang]") is not None
+        spellings = self.attribute_spellings("lang", 2)
+        if spellings == 1:  # then no element but the root can hold it
+            root = self.tree.root
+            if root is not None and "lang" in root.attrs:
+                return False
+        return bool(spellings) and self.tree.css_first("body [lang]") is not None
+
+    def attribute_spellings(self, name: str, stop: int = 1) -> int:
+        """How many times (counting up to ``stop``) the source spells ``name`` where an
+        attribute name can start: after whitespace, a quote or a "/" (not in "</name"). An
+        attribute is in the tree only if its name is spelled so; 0 means no element has it."""
+        source = self.html_lower
+        found = 0
+        start = source.find(name, 1)  # an attribute name follows something
+        while start != -1 and found < stop:
+            before = source[start - 1]
+            if (before.isspace() or before in "\"'/") and source[start - 2 : start] != "</":
+                found += 1
+            start = source.find(name, start + 1)
+        return found
 
     @cached_property
     def heading_nodes(self) -> list[tuple[int, LexborNode]]:
         """(level, node) of every h1-h6 in document order (text read only where needed)."""
-        return [(_HEADING_LEVELS[node.tag_id], node) for node in self.elements("heading")]
+        self.elements("heading")  # the walk that lists them sets this
+        return self.__dict__["heading_nodes"]  # type: ignore[no-any-return]
 
     @cached_property
     def h1_texts(self) -> list[str]:
@@ -596,12 +745,48 @@ class Page:
         return html.count("<") - html.count("</") - html.count("<!")
 
     @cached_property
+    def html_lower(self) -> str:
+        """The source lower-cased, for cheap exact gates: a tag or attribute name absent from it
+        cannot be in the tree (names come from the source; lower() maps A-Z to a-z)."""
+        return self.html.lower()
+
+    @cached_property
     def has_doctype(self) -> bool:
         start = re.sub(r"^(\s|<!--.*?-->)*", "", self.html[:4096], flags=re.S)
         return start[:9].lower() == "<!doctype"
 
     def is_html(self) -> bool:
         return self.content_type in HTML_TYPES
+
+
+@dataclass
+class _Hidden:
+    """What the removed scripts, styles, templates and noscript elements held."""
+
+    script_count: int = 0
+    json_ld_blocks: list[str] = field(default_factory=list)
+    external_scripts: list[str] = field(default_factory=list)
+    noscript_text: str = ""
+
+
+def _hidden_marker(node: LexborNode) -> None:
+    """Never called: ``_HIDE`` marks the hidden tags in a walk's table by identity."""
+
+
+_HIDE: tuple[Callable[[LexborNode], None], ...] = (_hidden_marker,)
+
+
+def _inside_anchor(node: LexborNode) -> bool:
+    current = node.parent
+    while current is not None:
+        if current.tag_id == _A_ID:
+            return True
+        current = current.parent
+    return False
+
+
+def _css_href(attrs: dict[str, str | None]) -> str | None:
+    return attrs["href"] or "" if "href" in attrs else None
 
 
 def _inside_svg(node: LexborNode) -> bool:

@@ -74,7 +74,9 @@ class Site:
     @cached_property
     def structured(self) -> StructuredData:
         """The page's JSON-LD and the microdata item types of its elements."""
-        microdata = [
-            node.attributes.get("itemtype") or "" for node in self.page.tree.css("[itemtype]")
-        ]
+        page = self.page
+        # An element has the attribute only if the source spells its name (in any case).
+        if not page.attribute_spellings("itemtype"):
+            return replace(self.json_ld, microdata_types=[])
+        microdata = [node.attributes.get("itemtype") or "" for node in page.tree.css("[itemtype]")]
         return replace(self.json_ld, microdata_types=[m for m in microdata if m])

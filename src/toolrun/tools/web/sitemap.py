@@ -50,10 +50,14 @@ def parse_sitemap(text: str) -> Sitemap:
     root = _ROOT.search(text[:65536])
     if root is not None and head.startswith("<"):
         kind: SitemapKind = "urlset" if root.group(1).lower() == "urlset" else "sitemapindex"
-        locations = [
-            unescape(loc.strip()) if "&" in loc else loc.strip()
-            for loc in map(_loc_text, _LOC.findall(text))
-        ]
+        found = _LOC.findall(text)
+        if "]]>" in text or "&" in text:
+            locations = [
+                unescape(loc.strip()) if "&" in loc else loc.strip()
+                for loc in map(_loc_text, found)
+            ]
+        else:  # no CDATA end to cut, nothing to unescape
+            locations = list(map(str.strip, found))
         # Case-folded, "lastmod" is in every text the case-insensitive pattern can match.
         lastmods = len(_LASTMOD.findall(text)) if "lastmod" in text.casefold() else 0
         return Sitemap(kind, locations[:MAX_SITEMAP_URLS], lastmods)

@@ -14,6 +14,7 @@ Out-of-range lengths warn; only a missing title or description fails.
 from __future__ import annotations
 
 import re
+from operator import sub
 
 from toolrun.tools.web.checks import make, plural
 from toolrun.tools.web.models import Check, CheckStatus
@@ -174,12 +175,14 @@ def check_heading_order(site: Site) -> Check | None:
     if not found:
         return None
     skips = []
-    previous = 0
-    for level, node in found:
-        if previous and level > previous + 1:
-            text = clean_text(node.text(deep=True))
-            skips.append(f"h{previous} -> h{level} ({text[:60]!r})")
-        previous = level
+    levels = [level for level, _ in found]
+    if max(map(sub, levels[1:], levels), default=0) > 1:  # some level is skipped
+        previous = 0
+        for level, node in found:
+            if previous and level > previous + 1:
+                text = clean_text(node.text(deep=True))
+                skips.append(f"h{previous} -> h{level} ({text[:60]!r})")
+            previous = level
     outline = [f"h{level}" for level, _ in found[:50]]
     if skips:
         return make(

@@ -69,6 +69,10 @@ STALE_DAYS = 365
 LANDMARKS = LANDMARK_TAGS
 _SPA_IDS = frozenset({"root", "app", "__next", "__nuxt", "svelte"})
 _SPA_ROOTS = "#root, #app, #__next, #__nuxt, #svelte, [data-reactroot], app-root"
+_SPA_ID_SELECTOR = ", ".join(f'[id="{value}" i]' for value in sorted(_SPA_IDS))
+_SPA_ID_VALUE = re.compile(
+    r"=[\t\n\f\r ]*(?:\"(?:{0})\"|'(?:{0})'|(?:{0})[\t\n\f\r >])".format("|".join(sorted(_SPA_IDS)))
+)
 _INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
 _INJECTION = re.compile(
     r"ignore (all |any )?(previous|prior|above) instructions|disregard (all )?previous|"
@@ -266,12 +270,16 @@ def _app_roots(page: Page) -> list[LexborNode]:
     """``tree.css(_SPA_ROOTS)``, skipped when no element can match: no id names an app root
     (compared case-insensitively, as quirks mode does) and the source never spells
     ``data-reactroot`` or ``<app-root``."""
-    ids = (node.id or "" for node in page.tree.css("[id]"))
-    if not any(value.lower() in _SPA_IDS for value in ids):
-        source = page.html.lower()
-        if "data-reactroot" not in source and "<app-root" not in source:
-            return []
-    return page.tree.css(_SPA_ROOTS)
+    # ASCII case-insensitive equals lower() equality here: no other character lower-cases
+    # into these ids' letters. Without character references an attribute value is spelled
+    # in the source as it is, quoted or ended by whitespace or ">".
+    source = page.html_lower
+    if "data-reactroot" in source or "<app-root" in source:
+        return page.tree.css(_SPA_ROOTS)
+    spelled = "&" in page.html or _SPA_ID_VALUE.search(source) is not None
+    if spelled and page.tree.css_first(_SPA_ID_SELECTOR) is not None:
+        return page.tree.css(_SPA_ROOTS)
+    return []
 
 
 def check_rendered_text(site: Site) -> Check:
@@ -324,7 +332,12 @@ def _faq_markup(site: Site) -> int:
     hints = sum(node.css_matches("details > summary") for node in page.elements("summary"))
     terms = sum(node.css_matches("dl > dt") for node in page.elements("dt"))
     hints += terms if terms >= 2 else 0
-    hints += len(page.tree.css("[class*=faq i], [id*=faq i], [class*=accordion i]"))
+    # Text and attribute values hold only what the source spells, or a character reference.
+    literal = "&" not in page.html
+    if not literal or "faq" in page.html_lower or "accordion" in page.html_lower:
+        hints += len(page.tree.css("[class*=faq i], [id*=faq i], [class*=accordion i]"))
+    if literal and "?" not in page.html:
+        return hints  # no heading can end with "?"
     subheadings = [node for level, node in page.heading_nodes if 2 <= level <= 4]
     texts = map(str.rstrip, map(LexborNode.text_lexbor, subheadings))
     questions = sum(map(_ENDS_WITH_QUESTION_MARK, texts))
@@ -508,9 +521,10 @@ def check_hidden_instructions(site: Site) -> Check:
         findings.append("text addressed to AI models (prompt-injection phrasing)")
     if _commented_injection(page.html):
         findings.append("AI instructions inside HTML comments")
+    styled = page.tree.css("[style]") if page.attribute_spellings("style") else []
     hidden = [
         n
-        for n in page.tree.css("[style]")
+        for n in styled
         if _HIDDEN_STYLE.search(n.attributes.get("style") or "")
         and len(n.text(deep=True).strip()) > 200
     ]

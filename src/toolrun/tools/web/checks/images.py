@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from operator import methodcaller
+
 from toolrun.tools.web.checks import make, plural
 from toolrun.tools.web.models import Check
 from toolrun.tools.web.site import Site
 
 MAX_ALT_CHARS = 100  # SEOnaut's "alt text too long"
+_HAS_ALT = methodcaller("__contains__", "alt")
+_HAS_SRC = methodcaller("__contains__", "src")
+_HAS_STYLE = methodcaller("__contains__", "style")
+_GET_ALT = methodcaller("get", "alt")
+_GET_WIDTH = methodcaller("get", "width")
+_GET_HEIGHT = methodcaller("get", "height")
 
 
 def has_text_alternative(attrs: dict[str, str | None]) -> bool:
@@ -25,16 +33,26 @@ def check_image_alt(site: Site) -> Check | None:
     total = len(images)
     if not total:
         return None
-    missing = [
-        site.page.resolve(attrs.get("src")) or attrs.get("src") or "(no src)"
-        for attrs in images
-        if "alt" not in attrs and not has_text_alternative(attrs)
-    ]
-    long_alt = [
-        attrs.get("src")
-        for attrs in images
-        if "alt" in attrs and len(attrs["alt"] or "") > MAX_ALT_CHARS
-    ]
+    # Each list is built only if some image can be on it (cheap whole-list tests first).
+    missing = (
+        [
+            site.page.resolve(attrs.get("src")) or attrs.get("src") or "(no src)"
+            for attrs in images
+            if "alt" not in attrs and not has_text_alternative(attrs)
+        ]
+        if not all(map(_HAS_ALT, images))
+        else []
+    )
+    longest = max(map(len, filter(None, map(_GET_ALT, images))), default=0)
+    long_alt = (
+        [
+            attrs.get("src")
+            for attrs in images
+            if "alt" in attrs and len(attrs["alt"] or "") > MAX_ALT_CHARS
+        ]
+        if longest > MAX_ALT_CHARS
+        else []
+    )
     coverage = round(100 * (total - len(missing)) / total, 1)
     value = {"images": total, "withoutAlt": missing[:50], "coveragePercent": coverage}
     if missing:
@@ -76,11 +94,29 @@ def is_unsized(attrs: dict[str, str | None]) -> bool:
     return ("width" in attrs and not attrs["width"]) or ("height" in attrs and not attrs["height"])
 
 
+def _may_be_unsized(images: list[dict[str, str | None]]) -> bool:
+    """False when every image has a non-empty width and height and none a style: then
+    ``is_unsized`` holds for none."""
+    widths = list(map(_GET_WIDTH, images))
+    heights = list(map(_GET_HEIGHT, images))
+    return (
+        None in widths
+        or "" in widths
+        or None in heights
+        or "" in heights
+        or any(map(_HAS_STYLE, images))
+    )
+
+
 def check_image_dimensions(site: Site) -> Check | None:
-    images = sum("src" in attrs for attrs in site.page.images)
+    images = sum(map(_HAS_SRC, site.page.images))
     if not images:
         return None
-    unsized = [attrs.get("src") for attrs in site.page.images if is_unsized(attrs)]
+    unsized = (
+        [attrs.get("src") for attrs in site.page.images if is_unsized(attrs)]
+        if _may_be_unsized(site.page.images)
+        else []
+    )
     if unsized:
         return make(
             "image-dimensions",

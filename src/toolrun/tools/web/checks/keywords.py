@@ -152,10 +152,19 @@ def _terms(words: list[str]) -> Counter[str]:
 
 
 def _phrases(words: list[str], limit: int = PHRASE_WINDOW) -> Counter[str]:
-    cleaned = [w.lower().strip(_PUNCTUATION) for w in words[:limit]]
-    # None marks a word no phrase may contain (short or a stopword).
-    usable = [w if len(w) > 2 and w not in STOPWORDS else None for w in cleaned]
-    return Counter(f"{a} {b}" for a, b in pairwise(usable) if a is not None and b is not None)
+    window = words[:limit]
+    # Each distinct word is cleaned once; None marks a word no phrase may contain (short or a
+    # stopword). Pairs are counted as tuples and joined only once each: words hold no
+    # whitespace, so distinct pairs make distinct phrases, in the same first-seen order.
+    usable: dict[str, str | None] = {}
+    for word in set(window):
+        term = word.lower().strip(_PUNCTUATION)
+        usable[word] = term if len(term) > 2 and term not in STOPWORDS else None
+    marks = list(map(usable.__getitem__, window))
+    pairs = Counter(pairwise(marks))
+    return Counter(
+        {f"{a} {b}": count for (a, b), count in pairs.items() if a is not None and b is not None}
+    )
 
 
 def check_keywords(site: Site) -> Check | None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import compress
+from operator import methodcaller
 from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborNode
@@ -127,6 +129,15 @@ _LOOSE = re.compile(r"\s\s|[\n\t\r\xa0]")
 _URL_PREFIXES = ("http://", "https://")
 # First characters of the hrefs that may be uncrawlable ("" = empty); others always are.
 _CRAWL_SUSPECT_STARTS = frozenset({"", " ", "\t", "\n", "\r", "j", "J", "f", "F"})
+_HAS_COLON = methodcaller("__contains__", ":")
+_JM = frozenset("jJmM")
+# Over ``LinkFacts._joined`` (each href after a NUL), ASCII case-insensitive as CSS's [href^=]:
+# the hrefs that start with http:, and the netloc (and a "/" after it) of the absolute ones.
+_INSECURE = re.compile(r"\0(http:[^\0]*)", re.I | re.A)
+_NETLOC = re.compile(r"\0(?:https?:)?//([^/\0]*)(/?)", re.I | re.A)
+_ABSOLUTE = re.compile(r"\0((?:https?:)?//[^\0]*)", re.I | re.A)
+# An href that starts as one of _CRAWL_SUSPECT_STARTS (an empty one is followed by a NUL).
+_SUSPECT = re.compile(r"\0[\0 \t\n\rjJfF]")
 MAX_LINKS = 300
 MAX_PHRASE_CHARS = 64
 MAX_LISTED = 50
@@ -227,6 +238,11 @@ def _host_of(url: str, scheme: str) -> str:
     start = url.find("/") + 2
     end = url.find("/", start)
     netloc = url[start:end] if end != -1 else url[start:]
+    return _netloc_host(netloc)
+
+
+def _netloc_host(netloc: str) -> str:
+    """The lower-cased host of a URL's netloc text, less userinfo and port."""
     if "@" in netloc:
         netloc = netloc.rpartition("@")[2]
     if netloc.startswith("["):
@@ -268,15 +284,19 @@ def _listed_for(phrase: str, lang: str | None) -> bool:
 def phrase_candidates(texts: list[str]) -> list[int]:
     """Indices of the texts ``_phrase_of`` may accept: a superset, with cheap tests first. A
     text needs normalising only if it holds two spaces in a row or other whitespace, and all
-    other whitespace is unprintable."""
-    keys = map(str.lower, map(str.strip, texts))
-    return [
-        index
-        for index, key in enumerate(keys)
+    other whitespace is unprintable. Each distinct text is judged once."""
+    distinct = list(dict.fromkeys(texts))
+    keys = map(str.lower, map(str.strip, distinct))
+    keep = {
+        text
+        for text, key in zip(distinct, keys, strict=True)
         if key in ALL_PHRASES
         or key[:4] == "http"
         or ((not key.isprintable() or "  " in key) and len(key) <= MAX_PHRASE_CHARS)
-    ]
+    }
+    if not keep:
+        return []
+    return list(compress(range(len(texts)), map(keep.__contains__, texts)))
 
 
 class LinkFacts:
@@ -287,20 +307,36 @@ class LinkFacts:
 
     @property
     def total(self) -> int:
-        return len(self.page.anchor_nodes)
+        return len(self.page.anchor_texts)
 
-    @cached_property
+    @property
     def hrefs(self) -> list[str | None]:
         """Each anchor's href as CSS sees it: None without one, "" when empty or valueless."""
-        return [
-            attrs["href"] or "" if "href" in attrs else None for attrs in self.page.anchor_attrs
-        ]
+        return self.page.anchor_hrefs
+
+    @cached_property
+    def present(self) -> list[str]:
+        """The hrefs of the anchors that have one, in order."""
+        return [href for href in self.hrefs if href is not None]
+
+    @cached_property
+    def _joined(self) -> str | None:
+        """``present`` with a NUL before and after each href, so that tests on the starts of
+        all of them are one substring search; None if an href holds a NUL itself (the parser
+        replaces them, so this is a guard)."""
+        joined = "\0" + "\0".join(self.present) + "\0"
+        return joined if joined.count("\0") == len(self.present) + 1 else None
+
+    def _any_starts(self, starts: tuple[str, ...]) -> bool:
+        """Whether some present href may start with one of ``starts`` (True when unsure)."""
+        joined = self._joined
+        return joined is None or any("\0" + start in joined for start in starts)
 
     @cached_property
     def non_descriptive(self) -> tuple[int, list[dict[str, str | None]]]:
         """Lighthouse's link-text rule over the page: the count and the first ``MAX_LISTED``."""
         page = self.page
-        texts, attrs_of = page.anchor_texts, page.anchor_attrs
+        texts = page.anchor_texts
         candidates = phrase_candidates(texts)
         if not candidates:
             return 0, []
@@ -310,11 +346,22 @@ class LinkFacts:
         page_lang = None if page.has_lang_below_root else (page.lang or "").strip().lower()
         # Pages repeat link texts ("read more" under every teaser): judge each text once.
         verdicts: dict[str, tuple[str, bool] | None] = {}
+        hrefs, rels = self.hrefs, page.anchor_rels
         failures = 0
         failing: list[dict[str, str | None]] = []
         for index in candidates:
-            attrs = attrs_of[index]
-            if not is_text_suspect(attrs):
+            # is_text_suspect, on the href and rel already read
+            href = hrefs[index]
+            if href is None:
+                continue
+            rel = rels[index]
+            if rel and has_token_ci(rel, "nofollow"):
+                continue
+            first = href[:1]
+            if first == "#" or (
+                first in _JM
+                and (starts_with_ci(href, "javascript:") or starts_with_ci(href, "mailto:"))
+            ):
                 continue
             text = texts[index]
             if text in verdicts:
@@ -323,20 +370,20 @@ class LinkFacts:
                 verdict = verdicts[text] = _text_verdict(text, page_lang)
             if verdict is None:
                 continue
-            raw = (attrs.get("href") or "").strip()
+            raw = href.strip()
             if same_base and raw[:1] == "/" and raw[:2] != "//":
                 if raw.partition("#")[0] == page_path:
                     continue
             else:
-                href = page.resolve(raw)
-                if not href or _without_fragment(href) == page_key:
+                resolved = page.resolve(raw)
+                if not resolved or _without_fragment(resolved) == page_key:
                     continue
             low, needs_lang = verdict
             if needs_lang and not _listed_for(low, _lang_of(page.anchor_nodes[index])):
                 continue
             failures += 1
             if len(failing) < MAX_LISTED:
-                failing.append({"href": page.resolve(raw), "text": clean_text(text)})
+                failing.append({"href": page.resolve(raw), "text": clean_text(texts[index])})
         return failures, failing
 
     @cached_property
@@ -344,6 +391,9 @@ class LinkFacts:
         """Lighthouse's crawlable-anchors failures, in document order."""
         page = self.page
         found: list[dict[str, str | None]] = []
+        joined = self._joined
+        if None not in self.hrefs and joined is not None and not _SUSPECT.search(joined):
+            return found
         for index, href in enumerate(self.hrefs):
             if href is not None and href[:1] not in _CRAWL_SUSPECT_STARTS:
                 continue  # a plain path, fragment or URL: always crawlable
@@ -376,36 +426,65 @@ class LinkFacts:
         the hrefs that start with ``http:``."""
         page = self.page
         host = page.host
-        scheme = page.final_url.split(":", 1)[0]
-        internal = external = 0
-        insecure = []
-        for href in self.hrefs:
-            if href is None:
-                continue
-            if ":" not in href and href[:2] != "//":
-                internal += 1
-                continue
-            # CSS's ASCII case-insensitive prefix match: no other character lower-cases into
-            # these prefixes (U+212A becomes "k"; U+0130 becomes two characters).
-            head = href[:8].lower()
-            if head.startswith("http:"):
-                insecure.append(href)
-            if href[:2] != "//" and not head.startswith(_URL_PREFIXES):
-                continue
-            raw = href.strip()
-            link_host = _host_of(raw, scheme)
-            if link_host == host:
-                internal += 1
-            else:
-                external += 1
-                if link_host in _LOCAL_HOSTS:
-                    counts.local.append(raw)
-        counts.internal, counts.external = internal, external
-        for node, attrs in zip(page.anchor_nodes, page.anchor_attrs, strict=True):
-            if "rel" in attrs and "href" in attrs and has_token_ci(attrs["rel"], "nofollow"):
-                anchor = Anchor(node, attrs, "", page.resolve)
+        # Relative links (no ":", not "//") are internal: the rest are picked in C when none
+        # starts with "//" (then those with a ":" are exactly the rest, in order).
+        if self._any_starts(("//",)):
+            rest = [href for href in self.present if ":" in href or href[:2] == "//"]
+        else:
+            rest = list(filter(_HAS_COLON, self.present))
+        relative = len(self.present) - len(rest)
+        joined = self._joined
+        if joined is None:
+            insecure = _tally_hrefs(counts, rest, host, page.final_url.split(":", 1)[0])
+        else:
+            insecure = _INSECURE.findall(joined)
+            # A host per distinct netloc (trailing space is stripped only where no "/" follows,
+            # as ``_host_of`` strips the whole href); most links share a few hosts.
+            netlocs = _NETLOC.findall(joined)
+            host_of = {
+                key: _netloc_host(key[0] if key[1] else key[0].rstrip()) for key in set(netlocs)
+            }
+            hosts = list(map(host_of.__getitem__, netlocs))
+            counts.internal = hosts.count(host)
+            counts.external = len(hosts) - counts.internal
+            if not _LOCAL_HOSTS.isdisjoint(host_of.values()):
+                counts.local = [
+                    href.strip()
+                    for href, link_host in zip(_ABSOLUTE.findall(joined), hosts, strict=True)
+                    if link_host != host and link_host in _LOCAL_HOSTS
+                ]
+        counts.internal += relative
+        attrs_of = page.anchor_attrs
+        # Only a non-empty rel can hold nofollow.
+        for index in compress(range(len(attrs_of)), page.anchor_rels):
+            attrs = attrs_of[index]
+            if "href" in attrs and has_token_ci(attrs["rel"], "nofollow"):
+                anchor = Anchor(page.anchor_nodes[index], attrs, "", page.resolve)
                 counts.nofollow_internal += page.anchor_host(anchor) == host
         return insecure
+
+
+def _tally_hrefs(counts: LinkCounts, rest: list[str], host: str, scheme: str) -> list[str]:
+    """Count the absolute links among ``rest`` (each with a ":" or starting with "//") by host
+    into ``counts``; returns those that start with ``http:``."""
+    insecure = []
+    for href in rest:
+        # CSS's ASCII case-insensitive prefix match: no other character lower-cases into
+        # these prefixes (U+212A becomes "k"; U+0130 becomes two characters).
+        head = href[:8].lower()
+        if head.startswith("http:"):
+            insecure.append(href)
+        if href[:2] != "//" and not head.startswith(_URL_PREFIXES):
+            continue
+        raw = href.strip()
+        link_host = _host_of(raw, scheme)
+        if link_host == host:
+            counts.internal += 1
+        else:
+            counts.external += 1
+            if link_host in _LOCAL_HOSTS:
+                counts.local.append(raw)
+    return insecure
 
 
 def _tally(counts: LinkCounts, link_host: str | None, host: str, anchor: Anchor) -> None:

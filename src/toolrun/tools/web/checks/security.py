@@ -6,7 +6,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from toolrun.tools.web.checks import make, plural
-from toolrun.tools.web.css import starts_with_ci
+from toolrun.tools.web.css import starting_ci
 from toolrun.tools.web.models import Check
 from toolrun.tools.web.site import Site
 
@@ -60,9 +60,8 @@ def check_mixed_content(site: Site) -> Check | None:
         return None
     insecure = []
     # On an https page only an explicit http: URL is insecure (relative ones inherit https).
-    candidates = [
-        attrs["src"] for attrs in page.images if starts_with_ci(attrs.get("src") or "", "http:")
-    ]
+    candidates: list[str | None] = []
+    candidates += starting_ci([src for src in page.image_srcs if src], "http:")
     candidates += page.external_scripts
     for node in page.elements("subresource"):
         if not node.css_matches(_SUBRESOURCES):
