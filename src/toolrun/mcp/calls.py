@@ -12,7 +12,7 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import mcp_types as types
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -45,6 +45,7 @@ class CallContext:
         return self.api.link(self.request, path)
 
 
+Answer = TypeVar("Answer")
 Handler = Callable[[CallContext, dict[str, Any]], Awaitable[types.CallToolResult]]
 
 
@@ -123,17 +124,29 @@ async def upload_image(call: CallContext, arguments: dict[str, Any]) -> types.Ca
     return replies.asset(UPLOAD_IMAGE, asset, call.link)
 
 
-async def credits(call: CallContext, arguments: dict[str, Any]) -> types.CallToolResult:
-    """The account's credit summary."""
+async def _without_arguments(
+    call: CallContext,
+    arguments: dict[str, Any],
+    name: str,
+    request: Callable[[AsyncClient], Awaitable[Answer]],
+) -> Answer | types.CallToolResult:
+    """``request``'s answer for a tool that takes no arguments, or the tool error to reply."""
     try:
         NoArguments.model_validate(arguments)
     except ValidationError as exc:
-        return replies.invalid_arguments(CREDITS, _errors(exc))
+        return replies.invalid_arguments(name, _errors(exc))
     async with call.client() as client:
         try:
-            summary = await client.credits()
+            return await request(client)
         except ApiError as exc:
-            return replies.refused(CREDITS, exc)
+            return replies.refused(name, exc)
+
+
+async def credits(call: CallContext, arguments: dict[str, Any]) -> types.CallToolResult:
+    """The account's credit summary."""
+    summary = await _without_arguments(call, arguments, CREDITS, AsyncClient.credits)
+    if isinstance(summary, types.CallToolResult):
+        return summary
     data = summary.model_dump(mode="json", by_alias=True)
     checked = "already checked in today" if summary.checked_in_today else "not checked in today"
     text = (
@@ -145,15 +158,9 @@ async def credits(call: CallContext, arguments: dict[str, Any]) -> types.CallToo
 
 async def check_in(call: CallContext, arguments: dict[str, Any]) -> types.CallToolResult:
     """The daily check-in: the daily grant once per Beijing-time day."""
-    try:
-        NoArguments.model_validate(arguments)
-    except ValidationError as exc:
-        return replies.invalid_arguments(CHECK_IN, _errors(exc))
-    async with call.client() as client:
-        try:
-            done = await client.check_in()
-        except ApiError as exc:
-            return replies.refused(CHECK_IN, exc)
+    done = await _without_arguments(call, arguments, CHECK_IN, AsyncClient.check_in)
+    if isinstance(done, types.CallToolResult):
+        return done
     data = done.model_dump(mode="json", by_alias=True)
     outcome = (
         f"Granted {done.daily_reward} credits."
