@@ -1,10 +1,11 @@
 """Fetching for the website tools: the page and its site files, concurrently, through the guard.
 
-robots.txt, sitemap.xml and llms.txt are requested once per job, at the same
-time as the page, from the origin of the submitted URL; if the page redirects
-to another origin they are fetched again from the final origin (Lighthouse
-reads them at the final URL's origin). Network errors become ``ToolFailure``
-with the fetcher's public message: 400, or 413 for a page over the size cap.
+robots.txt, sitemap.xml, llms.txt and the other site files a tool names are
+requested once per job, at the same time as the page, from the origin of the
+submitted URL; if the page redirects to another origin they are fetched again
+from the final origin (Lighthouse reads them at the final URL's origin).
+Network errors become ``ToolFailure`` with the fetcher's public message: 400,
+or 413 for a page over the size cap.
 """
 
 from __future__ import annotations
@@ -13,12 +14,19 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-from toolrun.net.errors import NetError
+from toolrun.net.errors import NetError, format_seconds
 from toolrun.net.fetch import Fetcher, FetchResult
 from toolrun.tools.base import ToolContext, ToolFailure
+from toolrun.tools.web.ai_files import (
+    DISCOVERY_MAX_BYTES,
+    EXTRA_FILE_TIMEOUT_S,
+    LLMS_FULL_MAX_BYTES,
+    choose_llms_file,
+)
 from toolrun.tools.web.imagesize import HEADER_BYTES, sniff
 from toolrun.tools.web.page import HTML_TYPES, Page
 from toolrun.tools.web.preview import IconCandidate
@@ -29,10 +37,35 @@ SITE_FILE_MAX_BYTES = 512 * 1024  # Google reads the first 500 KiB of robots.txt
 OEMBED_MAX_BYTES = 256 * 1024
 PROBE_TIMEOUT_S = 8.0
 MAX_ICON_PROBES = 3
+MARKDOWN = "text/markdown,text/plain;q=0.9,*/*;q=0.5"
+DEADLINE_SHARE = 0.8  # of the job's remaining time a site file may take
+
+
+class SiteFileSpec(NamedTuple):
+    path: str
+    accept: str
+    max_bytes: int = SITE_FILE_MAX_BYTES
+    timeout_s: float | None = None  # None: the fetcher's own timeout
+
+
 SITE_FILES = {
-    "robots": ("/robots.txt", "text/plain,*/*;q=0.5"),
-    "sitemap": ("/sitemap.xml", "application/xml,text/xml;q=0.9,*/*;q=0.5"),
-    "llms": ("/llms.txt", "text/markdown,text/plain;q=0.9,*/*;q=0.5"),
+    "robots": SiteFileSpec("/robots.txt", "text/plain,*/*;q=0.5"),
+    "sitemap": SiteFileSpec("/sitemap.xml", "application/xml,text/xml;q=0.9,*/*;q=0.5"),
+    "llms": SiteFileSpec("/llms.txt", MARKDOWN),
+    "llms-well-known": SiteFileSpec(
+        "/.well-known/llms.txt", MARKDOWN, timeout_s=EXTRA_FILE_TIMEOUT_S
+    ),
+    "llms-full": SiteFileSpec(
+        "/llms-full.txt", MARKDOWN, LLMS_FULL_MAX_BYTES, EXTRA_FILE_TIMEOUT_S
+    ),
+    "llms-full-well-known": SiteFileSpec(
+        "/.well-known/llms-full.txt", MARKDOWN, LLMS_FULL_MAX_BYTES, EXTRA_FILE_TIMEOUT_S
+    ),
+    "ai-txt-well-known": SiteFileSpec(
+        "/.well-known/ai.txt", MARKDOWN, DISCOVERY_MAX_BYTES, EXTRA_FILE_TIMEOUT_S
+    ),
+    "ai-txt": SiteFileSpec("/ai.txt", MARKDOWN, DISCOVERY_MAX_BYTES, EXTRA_FILE_TIMEOUT_S),
+    "agents-md": SiteFileSpec("/AGENTS.md", MARKDOWN, DISCOVERY_MAX_BYTES, EXTRA_FILE_TIMEOUT_S),
 }
 
 
@@ -85,33 +118,59 @@ def require_html(result: FetchResult) -> Page:
     return Page.from_fetch(result)
 
 
-async def fetch_site_file(fetcher: Fetcher, origin: str, name: str) -> SiteFile:
-    """One site file; a network error is recorded, never raised."""
-    path, accept = SITE_FILES[name]
-    url = origin + path
+def _time_limit(spec: SiteFileSpec, deadline_at: datetime | None) -> float | None:
+    """The file's own bound, shortened to a share of the time left before the job's deadline."""
+    if deadline_at is None:
+        return spec.timeout_s
+    left = max((deadline_at - datetime.now(UTC)).total_seconds() * DEADLINE_SHARE, 0.1)
+    return left if spec.timeout_s is None else min(spec.timeout_s, left)
+
+
+async def fetch_site_file(
+    fetcher: Fetcher, origin: str, name: str, deadline_at: datetime | None = None
+) -> SiteFile:
+    """One site file, its body truncated at the file's cap; a network error or timeout is
+    recorded, never raised."""
+    spec = SITE_FILES[name]
+    url = origin + spec.path
+    limit = _time_limit(spec, deadline_at)
     try:
-        result = await fetcher.fetch(
-            url, max_bytes=SITE_FILE_MAX_BYTES, accept=accept, truncate=True
-        )
+        async with asyncio.timeout(limit):
+            result = await fetcher.fetch(
+                url, max_bytes=spec.max_bytes, accept=spec.accept, truncate=True
+            )
     except NetError as error:
         return SiteFile(url=url, error=error.message)
+    except TimeoutError:
+        return SiteFile(url=url, error=f"timed out after {format_seconds(round(limit or 0, 1))}")
     text = result.text if result.text is not None else result.body.decode("utf-8", "replace")
     return SiteFile(
-        url=url, status_code=result.status_code, content_type=result.content_type, text=text
+        url=url,
+        status_code=result.status_code,
+        content_type=result.content_type,
+        text=text,
+        truncated=result.truncated,
     )
 
 
-async def _site_files(fetcher: Fetcher, origin: str, names: tuple[str, ...]) -> dict[str, SiteFile]:
-    files = await asyncio.gather(*(fetch_site_file(fetcher, origin, n) for n in names))
+async def _site_files(
+    fetcher: Fetcher, origin: str, names: tuple[str, ...], deadline_at: datetime | None
+) -> dict[str, SiteFile]:
+    files = await asyncio.gather(*(fetch_site_file(fetcher, origin, n, deadline_at) for n in names))
     return dict(zip(names, files, strict=True))
 
 
 async def fetch_site(
-    fetcher: Fetcher, url: str, files: tuple[str, ...] = ("robots", "sitemap", "llms")
+    fetcher: Fetcher,
+    url: str,
+    files: tuple[str, ...] = ("robots", "sitemap", "llms"),
+    *,
+    deadline_at: datetime | None = None,
 ) -> tuple[FetchResult, dict[str, SiteFile]]:
-    """The page and the named site files, fetched concurrently."""
+    """The page and the named site files, fetched concurrently; with ``deadline_at`` each
+    file gets at most a share of the job's remaining time."""
     origin = origin_of(url)
-    side = asyncio.ensure_future(_site_files(fetcher, origin, files))
+    side = asyncio.ensure_future(_site_files(fetcher, origin, files, deadline_at))
     try:
         result = await fetch_page(fetcher, url)
     except BaseException:
@@ -121,19 +180,22 @@ async def fetch_site(
     site_files = await side
     final_origin = origin_of(result.final_url)
     if files and final_origin != origin:
-        site_files = await _site_files(fetcher, final_origin, files)
+        site_files = await _site_files(fetcher, final_origin, files, deadline_at)
     return result, site_files
 
 
-async def load_site(fetcher: Fetcher, url: str, files: tuple[str, ...]) -> Site:
+async def load_site(
+    fetcher: Fetcher, url: str, files: tuple[str, ...], *, deadline_at: datetime | None = None
+) -> Site:
     """Fetch the page and site files and build the ``Site`` the checks read."""
-    result, site_files = await fetch_site(fetcher, url, files)
+    result, site_files = await fetch_site(fetcher, url, files, deadline_at=deadline_at)
     page = require_html(result)
     return Site(
         page=page,
         robots_file=site_files.get("robots"),
         sitemap_file=site_files.get("sitemap"),
-        llms_file=site_files.get("llms"),
+        llms_file=choose_llms_file(site_files),
+        files=site_files,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from toolrun.tools.base import ToolContext, ToolDefinition
+from toolrun.tools.web.ai_files import DISCOVERY_FILES, LLMS_FILES, LLMS_FULL_FILES
 from toolrun.tools.web.checker import base_fields, evaluate
 from toolrun.tools.web.checks import CheckFunction
 from toolrun.tools.web.checks.agents import check_agent_accessibility
@@ -18,6 +19,7 @@ from toolrun.tools.web.checks.content import (
 from toolrun.tools.web.checks.crawl import check_https, check_is_crawlable
 from toolrun.tools.web.checks.discovery import check_feed, check_sitemap
 from toolrun.tools.web.checks.geo import GEO_CHECKS, crawler_access
+from toolrun.tools.web.checks.geo_files import check_ai_discovery_files, check_llms_full_txt
 from toolrun.tools.web.checks.images import check_image_alt
 from toolrun.tools.web.checks.performance import check_response_time
 from toolrun.tools.web.checks.social import check_open_graph
@@ -27,8 +29,12 @@ from toolrun.tools.web.models import CamelModel, CheckerResult, UrlInput
 from toolrun.tools.web.site import Site
 
 RELATED = ("seo-checker", "meta-checker", "link-preview", "domain-setup-checker")
+FILES = ("robots", "sitemap", *LLMS_FILES, *LLMS_FULL_FILES, *DISCOVERY_FILES)
 CHECKS: tuple[CheckFunction, ...] = (
-    *GEO_CHECKS[:3],
+    *GEO_CHECKS[:2],
+    check_llms_full_txt,
+    check_ai_discovery_files,
+    GEO_CHECKS[2],
     check_is_crawlable,
     *GEO_CHECKS[3:],
     check_structured_data,
@@ -88,9 +94,10 @@ def analyze(site: Site) -> GeoCheckerResult:
 
 
 async def run(payload: GeoCheckerInput, ctx: ToolContext) -> GeoCheckerResult:
-    """Fetch the page with robots.txt, sitemap.xml and llms.txt (concurrently), then analyse."""
+    """Fetch the page with robots.txt, sitemap.xml, llms.txt and the AI files beside it
+    (concurrently, each within a share of the deadline), then analyse."""
     async with open_fetcher(ctx) as fetcher:
-        site = await load_site(fetcher, str(payload.url), ("robots", "sitemap", "llms"))
+        site = await load_site(fetcher, str(payload.url), FILES, deadline_at=ctx.deadline_at)
     return analyze(site)
 
 
@@ -102,8 +109,9 @@ DEFINITION = ToolDefinition(
     name="GEO checker",
     description=(
         "Checks how ready a page is for AI search and assistants: AI crawler access in "
-        "robots.txt (training, search, user fetchers), llms.txt, Content-Signal, "
-        "server-rendered text, JSON-LD with required properties, FAQ, author and date signals."
+        "robots.txt (training, search, user fetchers), llms.txt and llms-full.txt, ai.txt and "
+        "AGENTS.md, Content-Signal, server-rendered text, JSON-LD with required properties, "
+        "FAQ, author and date signals."
     ),
     input_model=GeoCheckerInput,
     output_model=GeoCheckerResult,

@@ -4,18 +4,21 @@ Fields follow metascraper's fallback orders (``preview.py``). The chosen image
 is fetched through the guard (first 64 KiB only) to tell whether it loads and
 its real pixel size from its header; the favicon is the best-ranked declared
 icon that loads, else /favicon.ico; the oEmbed JSON endpoint, when declared,
-is fetched too. A URL that is itself an image gives an image-only preview.
+is fetched too. The web app manifest is fetched only when a field it can fill
+(description, lang, site name, logo, favicon) is missing from the page. A URL
+that is itself an image gives an image-only preview.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import Field
 
-from toolrun.net.fetch import FetchResult
+from toolrun.net.fetch import Fetcher, FetchResult
 from toolrun.tools.base import ToolContext, ToolDefinition
 from toolrun.tools.web.fetching import (
     choose_favicon,
@@ -26,12 +29,15 @@ from toolrun.tools.web.fetching import (
     require_html,
 )
 from toolrun.tools.web.imagesize import sniff
+from toolrun.tools.web.manifest import Manifest, fetch_manifest, manifest_link
 from toolrun.tools.web.models import CamelModel, FetchFacts, RedirectHop, UrlInput
 from toolrun.tools.web.page import Page
 from toolrun.tools.web.preview import (
+    Preview,
     extract_preview,
     feeds,
     icon_candidates,
+    manifest_icon_candidates,
     oembed_links,
     og_images,
     theme_colors,
@@ -216,25 +222,54 @@ def image_only(result: FetchResult) -> LinkPreviewResult:
     )
 
 
+def manifest_can_help(preview: Preview, page: Page) -> bool:
+    """Whether the manifest could fill a field the page leaves empty (or only guesses)."""
+    fields = preview.fields
+    return (
+        fields["description"] is None
+        or fields["lang"] is None
+        or fields["logo"] is None
+        or preview.sources.get("siteName") in (None, "title suffix")
+        or not icon_candidates(page)
+    )
+
+
+async def _favicon(
+    fetcher: Fetcher, page: Page, manifest: Awaitable[Manifest] | None
+) -> dict[str, Any]:
+    """The best reachable icon; the manifest's icons stand in when the page declares none."""
+    candidates = icon_candidates(page)
+    if not candidates and manifest is not None:
+        candidates = manifest_icon_candidates(await manifest)
+    return await choose_favicon(fetcher, candidates, page.final_url)
+
+
 async def run(payload: LinkPreviewInput, ctx: ToolContext) -> LinkPreviewResult:
-    """Fetch the page, then probe image, favicon and oEmbed concurrently."""
+    """Fetch the page, then probe image, favicon, oEmbed and manifest concurrently."""
     async with open_fetcher(ctx) as fetcher:
         result = await fetch_page(fetcher, str(payload.url))
         if result.content_type.startswith("image/"):
             return image_only(result)
         site = Site(page=require_html(result))
-        fields = extract_preview(site).fields
-        endpoints = [e for e in oembed_links(site.page) if e["format"] == "json"]
-        jobs: dict[str, Any] = {
-            "favicon": choose_favicon(fetcher, icon_candidates(site.page), site.page.final_url)
-        }
-        if fields["image"]:
-            jobs["image"] = probe_image(fetcher, fields["image"])
+        page = site.page
+        preview = extract_preview(site)
+        endpoints = [e for e in oembed_links(page) if e["format"] == "json"]
+        manifest_url = manifest_link(page)
+        manifest = None
+        if manifest_url and manifest_can_help(preview, page):
+            manifest = asyncio.ensure_future(fetch_manifest(fetcher, manifest_url, page.base_url))
+        jobs: dict[str, Awaitable[Any]] = {"favicon": _favicon(fetcher, page, manifest)}
+        if preview.fields["image"]:
+            jobs["image"] = probe_image(fetcher, preview.fields["image"])
         if endpoints:
             jobs["oembed_data"] = fetch_oembed(fetcher, endpoints[0]["url"])
+        if manifest is not None:
+            jobs["manifest"] = manifest
         values = await asyncio.gather(*jobs.values())
     probes = dict(zip(jobs, values, strict=True))
-    declared = oembed_links(site.page)
+    if "manifest" in probes:
+        site.extras["manifest"] = probes.pop("manifest")
+    declared = oembed_links(page)
     if declared:
         probes["oembed"] = {**declared[0], "data": probes.pop("oembed_data", None)}
     return analyze(site, probes)

@@ -36,6 +36,12 @@ class LlmsTxt:
         return not self.errors
 
 
+def is_html_page(text: str, content_type: str | None) -> bool:
+    """An HTML page served in place of a text file (often a single-page app's fallback route)."""
+    start = text.lstrip("\ufeff \t\r\n")[:15].lower()
+    return (content_type or "").startswith("text/html") or start.startswith(("<!doctype", "<html"))
+
+
 def parse_llms_txt(text: str, content_type: str | None = None) -> LlmsTxt:
     """Parse ``text``; ``content_type`` lets an HTML fallback page be recognised."""
     stripped = text.lstrip("\ufeff \t\r\n")
@@ -51,9 +57,7 @@ def parse_llms_txt(text: str, content_type: str | None = None) -> LlmsTxt:
         links=links,
         chars=len(stripped),
     )
-    if (content_type or "").startswith("text/html") or stripped[:15].lower().startswith(
-        ("<!doctype", "<html")
-    ):
+    if is_html_page(stripped, content_type):
         result.errors.append("the server answered with an HTML page, not Markdown")
         return result
     if not LH_H1.search(stripped):

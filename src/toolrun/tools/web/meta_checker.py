@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from typing import Any
 
 from toolrun.tools.base import ToolContext, ToolDefinition
@@ -30,6 +31,7 @@ from toolrun.tools.web.checks.meta import (
 )
 from toolrun.tools.web.checks.social import SOCIAL_CHECKS
 from toolrun.tools.web.fetching import choose_favicon, load_site, open_fetcher, probe_image
+from toolrun.tools.web.manifest import fetch_manifest, manifest_link
 from toolrun.tools.web.models import CamelModel, CheckerResult, UrlInput
 from toolrun.tools.web.preview import icon_candidates
 from toolrun.tools.web.site import Site
@@ -87,18 +89,21 @@ def analyze(site: Site) -> MetaCheckerResult:
 
 
 async def run(payload: MetaCheckerInput, ctx: ToolContext) -> MetaCheckerResult:
-    """Fetch the page, probe og:image and the favicon concurrently, then analyse."""
+    """Fetch the page, then probe og:image, the favicon and the manifest concurrently."""
     async with open_fetcher(ctx) as fetcher:
         site = await load_site(fetcher, str(payload.url), ())
         page = site.page
+        jobs: dict[str, Awaitable[object]] = {
+            "favicon_probe": choose_favicon(fetcher, icon_candidates(page), page.final_url)
+        }
         image = page.resolve(page.meta("og:image:secure_url", "og:image", "og:image:url"))
-        favicon_task = choose_favicon(fetcher, icon_candidates(page), page.final_url)
         if image:
-            probe, favicon = await asyncio.gather(probe_image(fetcher, image), favicon_task)
-            site.extras["og_image_probe"] = probe
-        else:
-            favicon = await favicon_task
-        site.extras["favicon_probe"] = favicon
+            jobs["og_image_probe"] = probe_image(fetcher, image)
+        manifest_url = manifest_link(page)
+        if manifest_url:
+            jobs["manifest"] = fetch_manifest(fetcher, manifest_url, page.base_url)
+        values = await asyncio.gather(*jobs.values())
+    site.extras.update(zip(jobs, values, strict=True))
     return analyze(site)
 
 

@@ -2,7 +2,8 @@
 
 Each field is a list of (source, rule) pairs tried in order; the first rule
 that yields a valid value wins, and the winning source is reported. Network
-work (image probe, favicon reachability, oEmbed) is done by the tool, not here.
+work (image probe, favicon reachability, oEmbed, the web app manifest) is done
+by the tool, not here; a fetched manifest is read from ``site.extras["manifest"]``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from toolrun.tools.web.links_header import links_with_rel
+from toolrun.tools.web.manifest import Manifest
 from toolrun.tools.web.page import Page, normalize_space
 from toolrun.tools.web.site import Site
 
@@ -225,6 +227,21 @@ def _ld_logo(site: Site) -> Any:
     return None
 
 
+def _manifest(member: str) -> Callable[[Site], Any]:
+    """A member of the fetched manifest (``best_icon`` gives the logo's URL)."""
+
+    def rule(site: Site) -> Any:
+        manifest = site.extras.get("manifest")
+        if not isinstance(manifest, Manifest) or manifest.error:
+            return None
+        if member == "best_icon":
+            icon = manifest.best_icon()
+            return icon.src if icon else None
+        return getattr(manifest, member)
+
+    return rule
+
+
 def _alternate_x_default(site: Site) -> str | None:
     for node in site.page.head_nodes("link[hreflang]"):
         if (node.attributes.get("hreflang") or "").lower() == "x-default":
@@ -260,6 +277,7 @@ DESCRIPTION: list[Rule] = [
     ),
     ("json-ld articleBody", _ld("articleBody")),
     ("json-ld description", _ld("description")),
+    ("manifest description", _manifest("description")),
 ]
 IMAGE: list[Rule] = [
     ("og:image:secure_url", _meta("og:image:secure_url")),
@@ -280,6 +298,7 @@ LOGO: list[Rule] = [
     ("img[itemprop=logo]", _css_attr("img[itemprop=logo]", "src", needs="[itemprop]")),
     ("[itemprop=logo] img", _css_attr("[itemprop=logo] img", "src", needs="[itemprop]")),
     ("json-ld logo", _ld_logo),
+    ("manifest icon", _manifest("best_icon")),
 ]
 AUTHOR: list[Rule] = [
     ("json-ld author", _ld("author")),
@@ -327,12 +346,15 @@ SITE_NAME: list[Rule] = [
     ("apple-mobile-web-app-title", _meta("apple-mobile-web-app-title")),
     ("meta publisher", _meta("publisher")),
     ("twitter:app:name", _meta("twitter:app:name:iphone", "twitter:app:name:googleplay")),
+    ("manifest short_name", _manifest("short_name")),
+    ("manifest name", _manifest("name")),
     ("title suffix", _publisher_from_title),
 ]
 LANG: list[Rule] = [
     ("og:locale", _meta("og:locale")),
     ("itemprop inLanguage", _css_attr("meta[itemprop=inLanguage]", "content", needs="[itemprop]")),
     ("html lang", lambda site: site.page.lang),
+    ("manifest lang", _manifest("lang")),
 ]
 URL: list[Rule] = [
     ("og:url", _meta("og:url")),
@@ -392,7 +414,22 @@ def icon_candidates(page: Page) -> list[IconCandidate]:
                 width, height = _icon_size(None, url)
                 found.append(IconCandidate(url, "msapplication", None, width, height, None))
     unique = list({candidate.url: candidate for candidate in reversed(found)}.values())
-    return sorted(unique, key=lambda c: (not c.square, -c.priority))
+    return sorted(unique, key=_rank)
+
+
+def manifest_icon_candidates(manifest: Manifest) -> list[IconCandidate]:
+    """The manifest's icons (monochrome ones left out), ranked as ``icon_candidates`` ranks."""
+    found = []
+    for icon in manifest.icons:
+        if "monochrome" in icon.purposes:
+            continue
+        width, height = icon.dimensions or _icon_size(None, icon.src)
+        found.append(IconCandidate(icon.src, "manifest", icon.sizes, width, height, icon.type))
+    return sorted(found, key=_rank)
+
+
+def _rank(candidate: IconCandidate) -> tuple[bool, int]:
+    return (not candidate.square, -candidate.priority)
 
 
 def _icon_size(sizes: str | None, url: str) -> tuple[int | None, int | None]:

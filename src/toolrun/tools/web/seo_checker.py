@@ -15,11 +15,13 @@ from toolrun.tools.web.checks.images import IMAGE_CHECKS
 from toolrun.tools.web.checks.keywords import check_keywords
 from toolrun.tools.web.checks.links import LINK_CHECKS
 from toolrun.tools.web.checks.performance import PERFORMANCE_CHECKS
+from toolrun.tools.web.checks.probed import PROBED_CHECKS
 from toolrun.tools.web.checks.security import SECURITY_CHECKS
 from toolrun.tools.web.checks.social import check_open_graph, check_twitter_card
 from toolrun.tools.web.checks.structured import STRUCTURED_CHECKS
 from toolrun.tools.web.fetching import load_site, open_fetcher
 from toolrun.tools.web.models import CamelModel, CheckerResult, UrlInput
+from toolrun.tools.web.probes import probe_site
 from toolrun.tools.web.site import Site
 
 RELATED = ("meta-checker", "geo-checker", "link-preview", "domain-setup-checker", "dns-lookup")
@@ -29,6 +31,7 @@ SEO_CHECKS: tuple[CheckFunction, ...] = (
     *CANONICAL_CHECKS,
     *LINK_CHECKS,
     *IMAGE_CHECKS,
+    *PROBED_CHECKS,
     check_keywords,
     *STRUCTURED_CHECKS,
     *DISCOVERY_CHECKS,
@@ -83,9 +86,11 @@ def analyze(site: Site) -> SeoCheckerResult:
 
 
 async def run(payload: SeoCheckerInput, ctx: ToolContext) -> SeoCheckerResult:
-    """Fetch the page with robots.txt and sitemap.xml (concurrently), then analyse it."""
+    """Fetch the page with robots.txt and sitemap.xml (concurrently), probe its links,
+    hreflang alternates and images (bounded by the job's deadline), then analyse it."""
     async with open_fetcher(ctx) as fetcher:
         site = await load_site(fetcher, str(payload.url), ("robots", "sitemap"))
+        await probe_site(fetcher, site, ctx.deadline_at)
     return analyze(site)
 
 
@@ -98,7 +103,8 @@ DEFINITION = ToolDefinition(
     description=(
         "Checks one page for search-engine readiness: indexability (meta robots, X-Robots-Tag, "
         "robots.txt), status and redirects, title and description, headings, canonical and "
-        "hreflang, links, images, structured data, sitemap, speed and HTTPS. Reports no "
+        "hreflang, links (broken and redirecting targets probed), images (weight probed), "
+        "structured data, sitemap, speed and HTTPS. Reports no "
         "ranking data and guarantees no indexing outcome."
     ),
     input_model=SeoCheckerInput,

@@ -21,6 +21,7 @@ class SiteFile:
     content_type: str | None = None
     text: str | None = None
     error: str | None = None
+    truncated: bool = False  # only the first bytes up to the file's cap were read
 
     @property
     def found(self) -> bool:
@@ -40,6 +41,7 @@ class Site:
     robots_file: SiteFile | None = None
     sitemap_file: SiteFile | None = None
     llms_file: SiteFile | None = None
+    files: dict[str, SiteFile] = field(default_factory=dict)  # every file fetched, by name
     extras: dict[str, object] = field(default_factory=dict)
 
     @cached_property

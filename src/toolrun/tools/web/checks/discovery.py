@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from toolrun.tools.web.checks import make, plural
+from toolrun.tools.web.manifest import Manifest, manifest_link
 from toolrun.tools.web.models import Check
 from toolrun.tools.web.preview import feeds, icon_candidates, theme_colors
 from toolrun.tools.web.site import Site
+
+INSTALL_ICON_PIXELS = (192, 512)  # web.dev's installability criteria
 
 
 def check_sitemap(site: Site) -> Check:
@@ -136,13 +139,62 @@ def check_theme_color(site: Site) -> Check:
     )
 
 
-def check_manifest(site: Site) -> Check | None:
-    links = site.page.elements("link")
-    node = next((n for n in links if n.css_matches("link[rel=manifest][href]")), None)
-    if node is None:
-        return None
-    url = site.page.resolve(node.attributes.get("href"))
-    return make("manifest", "Web app manifest linked", "pass", url, f"Manifest: {url}.")
+def install_gaps(manifest: Manifest) -> list[str]:
+    """What a manifest lacks for installation: a name and ``any``-purpose icons of 192 and 512 px."""
+    icons = [icon for icon in manifest.icons if "any" in icon.purposes]
+    gaps = [] if manifest.name or manifest.short_name else ["name or short_name"]
+    gaps += [
+        f"an icon of {px}x{px} or larger"
+        for px in INSTALL_ICON_PIXELS
+        if not any(icon.covers(px) for icon in icons)
+    ]
+    return gaps
+
+
+def check_manifest(site: Site) -> Check:
+    url = manifest_link(site.page)
+    if url is None:
+        return make(
+            "manifest",
+            "No web app manifest",
+            "info",
+            None,
+            "A manifest names the site and gives the icons used when it is installed or pinned.",
+            '<link rel="manifest" href="/site.webmanifest">',
+        )
+    manifest = site.extras.get("manifest")
+    if not isinstance(manifest, Manifest):  # analysed without network access
+        return make(
+            "manifest", "Web app manifest linked", "info", {"url": url}, f"Manifest: {url}."
+        )
+    value = manifest.value()
+    if manifest.error:
+        return make(
+            "manifest",
+            "Web app manifest could not be read",
+            "warn",
+            value,
+            f"{manifest.shown_url}: {manifest.error}.",
+            "Serve the manifest as a JSON object (application/manifest+json), under 256 KiB.",
+        )
+    gaps = install_gaps(manifest)
+    if gaps:
+        return make(
+            "manifest",
+            "Web app manifest is incomplete",
+            "warn",
+            value,
+            f"Missing: {'; '.join(gaps)}.",
+            'Add "name"/"short_name" and PNG icons of 192x192 and 512x512 (purpose "any").',
+        )
+    name = manifest.name or manifest.short_name
+    return make(
+        "manifest",
+        "Web app manifest is complete",
+        "pass",
+        value,
+        f"'{name}' with {plural(len(manifest.icons), 'icon')}, 192 and 512 px covered.",
+    )
 
 
 DISCOVERY_CHECKS = (check_sitemap, check_feed)

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from selectolax.lexbor import LexborNode
 
+from toolrun.tools.web.ai_files import LLMS_FILES, answer, answers, fetched
 from toolrun.tools.web.checks import make, plural
 from toolrun.tools.web.checks.links import link_facts
 from toolrun.tools.web.models import Check
@@ -31,7 +32,7 @@ from toolrun.tools.web.preview import (
     first,
     normalize_date,
 )
-from toolrun.tools.web.site import Site
+from toolrun.tools.web.site import Site, SiteFile
 
 Tier = Literal["training", "search", "user"]
 AI_CRAWLERS: tuple[tuple[str, str, Tier], ...] = (
@@ -196,7 +197,16 @@ def check_content_signals(site: Site) -> Check:
     )
 
 
+def _fallback_note(site: Site, file: SiteFile) -> str:
+    """Where llms.txt was found when it was not at /llms.txt."""
+    root = site.files.get("llms")
+    if root is None or root is file:
+        return ""
+    return f" Found at {file.url} ({root.url} {answer(root)})."
+
+
 def check_llms_txt(site: Site) -> Check:
+    """/llms.txt, or /.well-known/llms.txt when only it is a text file (see ``ai_files``)."""
     file = site.llms_file
     if file is None or file.status_code is None:
         reason = file.error if file is not None and file.error else "no answer"
@@ -224,10 +234,11 @@ def check_llms_txt(site: Site) -> Check:
             "No llms.txt",
             "warn",
             {"url": file.url, "status": file.status_code},
-            f"/llms.txt answered {file.status_code}.",
+            f"{answers(fetched(site.files, LLMS_FILES) or [file])}.",
             "Publish /llms.txt: '# Site name', a '> summary', and '## ' sections of "
             "[title](url) links (llmstxt.org).",
         )
+    note = _fallback_note(site, file)
     value = {
         "url": file.url,
         "title": llms.title,
@@ -244,7 +255,7 @@ def check_llms_txt(site: Site) -> Check:
             "llms.txt is not well-formed",
             "fail",
             value,
-            "llms.txt " + "; ".join(llms.errors) + ".",
+            "llms.txt " + "; ".join(llms.errors) + "." + note,
             "Start with '# Name' and list pages as [title](url) links.",
         )
     if llms.advice:
@@ -253,7 +264,7 @@ def check_llms_txt(site: Site) -> Check:
             "llms.txt could be better structured",
             "warn",
             value,
-            "; ".join(llms.advice).capitalize() + ".",
+            "; ".join(llms.advice).capitalize() + "." + note,
             "Follow the llmstxt.org structure.",
         )
     return make(
@@ -262,7 +273,7 @@ def check_llms_txt(site: Site) -> Check:
         "pass",
         value,
         f"{llms.title!r}, {plural(len(llms.sections), 'section')}, "
-        f"{plural(len(llms.links), 'link')}.",
+        f"{plural(len(llms.links), 'link')}." + note,
     )
 
 
