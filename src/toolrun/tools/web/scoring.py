@@ -26,6 +26,7 @@ WEIGHTS: Mapping[str, float] = {
     "is-on-https": 3,
     "meta-description": 2,
     "canonical": 2,
+    "broken-links": 2,
     "h1": 2,
     "viewport": 2,
     "ai-crawler-access": 4,
@@ -38,6 +39,7 @@ WEIGHTS: Mapping[str, float] = {
     "dom-size": 0.5,
     "doctype": 0.5,
     "page-weight": 0.5,
+    "image-aspect-ratio": 0.5,
     "hidden-instructions": 1,
 }
 GATES = frozenset({"is-crawlable", "http-status-code", "server-rendered-text", "ai-crawler-access"})
