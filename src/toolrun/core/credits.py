@@ -80,6 +80,9 @@ _RESERVE = (
         ),
     )
     .returning(Account.balance)
+    # no Account is loaded in the sessions that reserve, so there is nothing to keep in step
+    # (the ORM's "evaluate" synchronisation cost more CPU than the rest of the UPDATE)
+    .execution_options(synchronize_session=False)
 )
 
 
@@ -102,7 +105,7 @@ async def reserve(
         await session.execute(_RESERVE, {"reserve_account_id": account_id, "cost": cost})
     ).scalar_one_or_none()
     if balance is None:
-        account = await session.get(Account, account_id)
+        account = await session.get(Account, account_id, populate_existing=True)
         if account is None:
             raise NotFound(f"account {account_id} not found")
         if account.is_anonymous and account.anonymous_spent + cost > account.anonymous_limit:
