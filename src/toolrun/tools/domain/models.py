@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-from pydantic.alias_generators import to_camel
+from pydantic import Field, field_validator
 
 from toolrun.tools.domain.names import normalise_domain
+from toolrun.tools.report import CamelModel, Check, CheckStatus, Summary
 
-CheckStatus = Literal["pass", "warn", "fail", "info"]
-
-
-class CamelModel(BaseModel):
-    """A model whose JSON names are camelCase; Python names stay snake_case."""
-
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+__all__ = ["CamelModel", "Check", "CheckStatus", "DomainInput", "Summary", "summarise"]
 
 
 class DomainInput(CamelModel):
@@ -31,28 +25,6 @@ class DomainInput(CamelModel):
     @classmethod
     def _normalise(cls, value: str) -> str:
         return normalise_domain(value)
-
-
-class Check(CamelModel):
-    """One check of a checker: its outcome, the measured value and what to do about it."""
-
-    id: str
-    title: str
-    status: CheckStatus
-    value: Any = None
-    detail: str
-    recommendation: str | None = None
-
-
-class Summary(CamelModel):
-    """Counts of the checks and the score (pass = 1, warn = 0.5, fail = 0; info not counted)."""
-
-    status: Literal["pass", "warn", "fail"]
-    score: float | None
-    passed: int
-    warnings: int
-    failed: int
-    info: int = 0
 
 
 def summarise(checks: list[Check]) -> Summary:

@@ -3,46 +3,27 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl
-from pydantic.alias_generators import to_camel
+from pydantic import Field, HttpUrl
 
-CheckStatus = Literal["pass", "warn", "fail", "info"]
+from toolrun.tools.report import CamelModel, Check, CheckStatus, Summary
 
-
-class CamelModel(BaseModel):
-    """A model whose JSON names are camelCase; Python names stay snake_case."""
-
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+__all__ = [
+    "CamelModel",
+    "Check",
+    "CheckStatus",
+    "CheckerResult",
+    "FetchFacts",
+    "RedirectHop",
+    "Summary",
+    "UrlInput",
+]
 
 
 class UrlInput(CamelModel):
     """The input of every website tool: one absolute http(s) URL."""
 
     url: HttpUrl = Field(description="Page to fetch (http or https).")
-
-
-class Check(CamelModel):
-    """One check: its outcome, the measured value and what to do about it."""
-
-    id: str
-    title: str
-    status: CheckStatus
-    value: Any = None
-    detail: str
-    recommendation: str | None = None
-
-
-class Summary(CamelModel):
-    """Counts of the checks and the score (see ``scoring.py`` for the formula)."""
-
-    status: Literal["pass", "warn", "fail"]
-    score: float | None
-    passed: int
-    warnings: int
-    failed: int
-    info: int = 0
 
 
 class RedirectHop(CamelModel):
