@@ -1,17 +1,20 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 from fastapi import FastAPI
+from sqlalchemy import select
 
 from tests.conftest import Clock
 from tests.factories import create_account
 from toolrun.api.app import create_app
 from toolrun.config import Settings
+from toolrun.core import ratelimit
 from toolrun.db.engine import Database
+from toolrun.db.tables import RateLimitWindow
 
 
 @pytest.fixture
@@ -123,3 +126,21 @@ async def test_the_key_is_checked_and_counted_before_the_body_is_read(
     assert over.status_code == 429
     share = await limited.post("/openapi/mermaid/share", content=b"--x\r\n", headers=broken)
     assert share.status_code == 401
+
+
+async def test_counted_windows_read_back_and_are_purged_when_over(
+    limited: httpx.AsyncClient, db: Database, settings: Settings, clock: Clock
+) -> None:
+    """SQLite counts through its own compiled statement: its rows must be the ORM's rows."""
+    clock.now = datetime(2026, 3, 2, 4, 0, 15, tzinfo=UTC)
+    account = await create_account(db, settings)
+    await limited.get("/openapi/credits", headers=account.headers)
+    async with db.read() as session:
+        windows = list(await session.scalars(select(RateLimitWindow)))
+    assert [(w.account_id, w.window_start, w.count) for w in windows] == [
+        (account.id, datetime(2026, 3, 2, 4, 0, tzinfo=UTC), 1)
+    ]
+    async with db.write() as session:
+        kept = await ratelimit.purge_old_windows(session, now=clock.now + timedelta(seconds=60))
+        purged = await ratelimit.purge_old_windows(session, now=clock.now + timedelta(minutes=2))
+    assert (kept, purged) == (0, 1)
