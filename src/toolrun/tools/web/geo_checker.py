@@ -18,7 +18,19 @@ from toolrun.tools.web.checks.content import (
 )
 from toolrun.tools.web.checks.crawl import check_https, check_is_crawlable
 from toolrun.tools.web.checks.discovery import check_feed, check_sitemap
-from toolrun.tools.web.checks.geo import GEO_CHECKS, crawler_access
+from toolrun.tools.web.checks.geo import (
+    check_ai_crawlers,
+    check_author,
+    check_content_signals,
+    check_dates,
+    check_faq,
+    check_hidden_instructions,
+    check_landmarks,
+    check_llms_txt,
+    check_quotable_content,
+    check_rendered_text,
+    crawler_access,
+)
 from toolrun.tools.web.checks.geo_files import check_ai_discovery_files, check_llms_full_txt
 from toolrun.tools.web.checks.images import check_image_alt
 from toolrun.tools.web.checks.performance import check_response_time
@@ -31,12 +43,19 @@ from toolrun.tools.web.site import Site
 RELATED = ("seo-checker", "meta-checker", "link-preview", "domain-setup-checker")
 FILES = ("robots", "sitemap", *LLMS_FILES, *LLMS_FULL_FILES, *DISCOVERY_FILES)
 CHECKS: tuple[CheckFunction, ...] = (
-    *GEO_CHECKS[:2],
+    check_ai_crawlers,
+    check_llms_txt,
     check_llms_full_txt,
     check_ai_discovery_files,
-    GEO_CHECKS[2],
+    check_content_signals,
     check_is_crawlable,
-    *GEO_CHECKS[3:],
+    check_rendered_text,
+    check_faq,
+    check_author,
+    check_dates,
+    check_landmarks,
+    check_quotable_content,
+    check_hidden_instructions,
     check_structured_data,
     check_identity,
     check_agent_accessibility,

@@ -557,17 +557,3 @@ def check_hidden_instructions(site: Site) -> Check:
         [],
         "No invisible characters, hidden blocks or prompt-injection phrases.",
     )
-
-
-GEO_CHECKS = (
-    check_ai_crawlers,
-    check_llms_txt,
-    check_content_signals,
-    check_rendered_text,
-    check_faq,
-    check_author,
-    check_dates,
-    check_landmarks,
-    check_quotable_content,
-    check_hidden_instructions,
-)
