@@ -36,6 +36,7 @@ from toolrun.tools.web.checks.images import check_image_alt
 from toolrun.tools.web.checks.performance import check_response_time
 from toolrun.tools.web.checks.social import check_open_graph
 from toolrun.tools.web.checks.structured import check_identity, check_structured_data
+from toolrun.tools.web.checks.webmcp import check_webmcp
 from toolrun.tools.web.fetching import load_site, open_fetcher
 from toolrun.tools.web.models import CamelModel, CheckerResult, UrlInput
 from toolrun.tools.web.site import Site
@@ -59,6 +60,7 @@ CHECKS: tuple[CheckFunction, ...] = (
     check_structured_data,
     check_identity,
     check_agent_accessibility,
+    check_webmcp,
     check_h1,
     check_heading_order,
     check_lang,
