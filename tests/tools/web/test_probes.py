@@ -16,6 +16,7 @@ from toolrun.net.fetch import Fetcher
 from toolrun.tools.base import ToolContext
 from toolrun.tools.web import seo_checker
 from toolrun.tools.web.checks.probed import check_broken_links
+from toolrun.tools.web.page import Page
 from toolrun.tools.web.probes import (
     LINKS,
     MAX_LINKS,
@@ -122,7 +123,7 @@ def test_link_targets_internal_first_distinct_without_fragments() -> None:
     page = site_of(html, "https://example.test/page").page
     assert link_targets(page) == [
         "https://example.test/b",
-        "https://Example.test/c",  # internal: hosts compare case-insensitively
+        "https://example.test/c",  # internal: hosts compare case-insensitively
         "https://elsewhere.test/a",
     ]
 
@@ -339,3 +340,12 @@ async def test_image_aspect_ratio_pass(http_server: HttpServer, ctx: ToolContext
     http_server.route("/wide.png", body=image_bytes(400, 200), headers=PNG)
     check = (await seo(http_server, ctx))["image-aspect-ratio"]
     assert check.status == "pass"
+
+
+def test_targets_differing_only_in_host_case_or_fragment_are_one() -> None:
+    html = (
+        '<a href="https://Example.test/c#top">a</a><a href="HTTPS://example.test/c">b</a>'
+        '<a href="https://example.test/C">c</a>'
+    )
+    page = Page.from_html(html, "https://example.test/page")
+    assert link_targets(page) == ["https://example.test/c", "https://example.test/C"]

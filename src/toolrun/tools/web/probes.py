@@ -198,15 +198,24 @@ def _host(url: str) -> str | None:
         return None
 
 
+def _target(url: str) -> str:
+    """``url`` as one probe target: scheme and host lower-cased (they are case-insensitive),
+    the fragment dropped (never sent)."""
+    url = url.split("#", 1)[0]
+    scheme, separator, rest = url.partition("://")
+    authority, slash, path = rest.partition("/")
+    return f"{scheme.lower()}{separator}{authority.lower()}{slash}{path}"
+
+
 def link_targets(page: Page) -> list[str]:
     """The distinct http(s) targets of the page's ``<a href>``, fragments removed, the page
     itself left out: those on the page's host first, then the others, in document order."""
-    own = page.final_url.split("#", 1)[0]
+    own = _target(page.final_url)
     found: dict[str, None] = {}
     for href in page.anchor_hrefs:
         url = page.resolve(href)
         if url is not None and _is_http(url):
-            found[url.split("#", 1)[0]] = None
+            found[_target(url)] = None
     found.pop(own, None)
     internal = [url for url in found if _host(url) == page.host]
     external = [url for url in found if _host(url) != page.host]
@@ -215,12 +224,12 @@ def link_targets(page: Page) -> list[str]:
 
 def alternate_targets(site: Site) -> list[tuple[str, str]]:
     """(hreflang, URL) of the page's distinct http(s) alternates (resolved), itself left out."""
-    own = site.page.final_url.split("#", 1)[0]
+    own = _target(site.page.final_url)
     found: dict[str, str] = {}
     for code, href in alternates(site):
         url = site.page.resolve(href)
         if url is not None and _is_http(url):
-            found.setdefault(url.split("#", 1)[0], code)
+            found.setdefault(_target(url), code)
     found.pop(own, None)
     return [(code, url) for url, code in found.items()]
 
@@ -228,7 +237,7 @@ def alternate_targets(site: Site) -> list[tuple[str, str]]:
 def image_sources(page: Page) -> list[str]:
     """The distinct http(s) ``<img src>`` URLs of the page, in document order."""
     found = (page.resolve(src) for src in page.image_srcs)
-    return list(dict.fromkeys(url.split("#", 1)[0] for url in found if url and _is_http(url)))
+    return list(dict.fromkeys(_target(url) for url in found if url and _is_http(url)))
 
 
 def sized_sources(page: Page) -> set[str]:
