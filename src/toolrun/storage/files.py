@@ -160,21 +160,27 @@ class FileStorage:
 
     def _replace(self, source: Path, target: Path) -> None:
         """Rename ``source`` over ``target`` (creating its folder) and make that durable."""
+        self._in_folder(target, lambda: os.replace(source, target))
+        if self._durable:
+            _fsync_directory(target.parent)
+
+    def _in_folder(self, path: Path, create: Callable[[], T]) -> T:
+        """``create()`` the file at ``path`` once its folder exists: retried when a concurrent
+        delete prunes the emptied folder in between; a StorageError when the key collides with
+        a folder of other keys or an object on its path."""
         for attempt in range(REPLACE_ATTEMPTS):
             try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(source, target)
-                break
+                path.parent.mkdir(parents=True, exist_ok=True)
+                return create()
             except FileNotFoundError:
-                if attempt == REPLACE_ATTEMPTS - 1 or not source.exists():
+                if attempt == REPLACE_ATTEMPTS - 1:
                     raise
             except (FileExistsError, IsADirectoryError, NotADirectoryError) as exc:
                 raise StorageError(
                     "key collides with a folder of other keys or an object on its path: "
-                    + target.relative_to(self.root).as_posix()
+                    + path.relative_to(self.root).as_posix()
                 ) from exc
-        if self._durable:
-            _fsync_directory(target.parent)
+        raise AssertionError("unreachable")
 
     # -- parts -----------------------------------------------------------------------------
 
@@ -206,19 +212,8 @@ class FileStorage:
 
     def _open_parts(self, path: Path) -> int:
         """Open (or create) the file the parts are written into."""
-        for attempt in range(REPLACE_ATTEMPTS):
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o666)
-            except FileNotFoundError:  # a delete pruned the folder just now, or the file
-                if attempt == REPLACE_ATTEMPTS - 1:
-                    raise
-            except (IsADirectoryError, NotADirectoryError) as exc:
-                raise StorageError(
-                    "key collides with a folder of other keys or an object on its path: "
-                    + path.relative_to(self.root).as_posix()
-                ) from exc
-        raise AssertionError("unreachable")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC
+        return self._in_folder(path, lambda: os.open(path, flags, 0o666))
 
     async def assemble(
         self,
