@@ -212,6 +212,17 @@ async def _job_count(db: Database) -> int:
         return int(await session.scalar(select(func.count()).select_from(Job)) or 0)
 
 
+async def _assert_refused_free(
+    response: httpx.Response, db: Database, account: AccountWithKey, field: str, message: str
+) -> None:
+    """A 400 naming ``field`` with ``message``: no job, and the 10 signup credits untouched."""
+    assert response.status_code == 400, response.text
+    assert response.json()["data"]["errors"][0]["field"] == field
+    assert message in response.json()["message"]
+    assert (await money(db, account.id))[0] == 10
+    assert await _job_count(db) == 0
+
+
 @pytest.mark.parametrize(
     ("action", "body", "field", "message"),
     [
@@ -243,11 +254,7 @@ async def test_an_output_over_the_limits_by_the_request_alone_is_400_with_no_job
         json={"taskId": source["taskId"], **body},
         headers=account.headers,
     )
-    assert response.status_code == 400, response.text
-    assert response.json()["data"]["errors"][0]["field"] == field
-    assert message in response.json()["message"]
-    assert (await money(db, account.id))[0] == 10
-    assert await _job_count(db) == 0
+    await _assert_refused_free(response, db, account, field, message)
 
 
 @pytest.mark.parametrize(
@@ -275,11 +282,7 @@ async def test_an_output_over_the_limits_for_this_source_is_400_with_no_job(
         json={"kind": "image", "action": action, "payload": {"taskId": source["taskId"], **body}},
         headers=account.headers,
     )
-    assert response.status_code == 400, response.text
-    assert response.json()["data"]["errors"][0]["field"] == field
-    assert message in response.json()["message"]
-    assert (await money(db, account.id))[0] == 10
-    assert await _job_count(db) == 0
+    await _assert_refused_free(response, db, account, field, message)
 
 
 @pytest.mark.parametrize(
