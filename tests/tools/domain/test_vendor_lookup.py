@@ -31,6 +31,17 @@ from toolrun.tools.domain.vendor_lookup import (
 PROVIDERS = load_providers()
 
 
+def loopback_settings(dns: DnsServer, registry: RdapServers, *, timeout_s: float) -> Settings:
+    """Settings that resolve through the loopback DNS server and bootstrap RDAP from ``registry``."""
+    return Settings(
+        dns_nameservers=[dns.nameserver],
+        allow_private_networks=True,
+        rdap_bootstrap_url=registry.bootstrap_url,
+        http_timeout_s=timeout_s,
+        _env_file=None,
+    )
+
+
 def sample_host(rule: str) -> str:
     """A host name the rule should match."""
     return f"x.{rule}01.com" if rule.endswith("-") else f"edge1.{rule}"
@@ -202,13 +213,7 @@ async def test_lookup_over_loopback_services():
             "entities": [{"roles": ["registrar"], "publicIds": [{"type": "IANA Registrar ID", "identifier": "146"}],
                           "vcardArray": ["vcard", [["version", {}, "text", "4.0"], ["fn", {}, "text", "GoDaddy.com, LLC"]]]}],
         })  # fmt: skip
-        settings = Settings(
-            dns_nameservers=[dns.nameserver],
-            allow_private_networks=True,
-            rdap_bootstrap_url=registry.bootstrap_url,
-            http_timeout_s=3,
-            _env_file=None,
-        )
+        settings = loopback_settings(dns, registry, timeout_s=3)
         result = await run(
             DomainInput(domain="vendor.test"),
             context(settings, web_ports={"http": http.port, "https": 9}),
@@ -245,13 +250,7 @@ async def test_web_host_from_published_addresses():
     rdap._cache.clear()
     with DnsServer(ADDRESS_ZONE) as dns, RdapServers() as registry:
         registry.bootstrap({"test": registry.registry_base})
-        settings = Settings(
-            dns_nameservers=[dns.nameserver],
-            allow_private_networks=True,
-            rdap_bootstrap_url=registry.bootstrap_url,
-            http_timeout_s=2,
-            _env_file=None,
-        )
+        settings = loopback_settings(dns, registry, timeout_s=2)
         result = await run(
             DomainInput(domain="pages.test"), context(settings, web_ports={"http": 9, "https": 9})
         )
