@@ -21,7 +21,7 @@ from toolrun.core.errors import Unauthenticated
 from toolrun.core.keys import KEY_PATTERN, hash_key, refusal
 from toolrun.core.ratelimit import WINDOW, RateLimitStatus, window_start
 from toolrun.db.base import UTCDateTime
-from toolrun.db.engine import Database, DriverStatement
+from toolrun.db.engine import Database, DriverStatement, SqliteStatement
 from toolrun.db.tables import Account, ApiKey, RateLimitWindow
 
 _ACCOUNT_COLUMNS = (
@@ -81,6 +81,10 @@ _SQLITE_COUNT = (
 )
 
 
+_SQLITE_KEY_AND_ACCOUNT = SqliteStatement(_KEY_AND_ACCOUNT)
+_SQLITE_COUNT_STATEMENT = SqliteStatement(_SQLITE_COUNT)
+
+
 @dataclass(frozen=True)
 class Caller:
     """The account behind a usable key, and its request count in this minute."""
@@ -129,15 +133,13 @@ def _refusal(row: Any, now: datetime) -> str | None:
 async def _sqlite_check_and_count(
     db: Database, key_hash: str, start: datetime, now: datetime
 ) -> tuple[Any, int | None]:
-    async with db.statement(write=True) as connection:
-        row = (
-            (await connection.execute(_KEY_AND_ACCOUNT, {"key_hash": key_hash})).mappings().first()
-        )
+    def work(connection: Any) -> tuple[Any, int | None]:
+        row = _SQLITE_KEY_AND_ACCOUNT.first(connection, {"key_hash": key_hash})
         if row is None or _refusal(row, now) is not None:
             return row, None
-        count = (
-            await connection.execute(
-                _SQLITE_COUNT, {"account_id": row["id"], "window_start": start}
-            )
-        ).scalar_one()
-        return row, count
+        counted = _SQLITE_COUNT_STATEMENT.first(
+            connection, {"account_id": row["id"], "window_start": start}
+        )
+        return row, counted["count"]
+
+    return await db.sqlite_unit(work, write=True)

@@ -21,7 +21,13 @@ from toolrun.config import Settings
 from toolrun.core.errors import InsufficientCredits, NotFound
 from toolrun.db.base import new_id
 from toolrun.db.dialect import upsert_insert
-from toolrun.db.engine import Database, DriverStatement, ReadSession, WriteSession
+from toolrun.db.engine import (
+    Database,
+    DriverStatement,
+    ReadSession,
+    SqliteStatement,
+    WriteSession,
+)
 from toolrun.db.tables import Account, CheckIn, LedgerEntry, table_of
 
 CHECK_IN_ZONE = ZoneInfo("Asia/Shanghai")
@@ -284,6 +290,7 @@ _SUMMARY = select(
 
 
 _DRIVER_SUMMARY = DriverStatement(_SUMMARY)
+_SQLITE_SUMMARY = SqliteStatement(_SUMMARY)
 
 
 async def summary(
@@ -308,8 +315,9 @@ async def current_summary(
     """The credit summary as one autocommit statement (on PostgreSQL, run by the driver)."""
     parameters = {"account_id": account_id, "day": check_in_day(now)}
     if db.is_sqlite:
-        async with db.statement(write=False) as connection:
-            row = (await connection.execute(_SUMMARY, parameters)).mappings().first()
+        row = await db.sqlite_unit(
+            lambda connection: _SQLITE_SUMMARY.first(connection, parameters), write=False
+        )
     else:
         row = await db.fetch_one(_DRIVER_SUMMARY, parameters)
     return _summary_of(row, account_id=account_id, now=now, settings=settings)

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import functools
 import math
+import sqlite3
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -44,7 +45,7 @@ from toolrun.core.assets import (
 from toolrun.core.clock import isoformat
 from toolrun.core.errors import Conflict, InvalidInput, NotFound
 from toolrun.db.dialect import upsert_insert_for
-from toolrun.db.engine import Database, ReadSession, WriteSession
+from toolrun.db.engine import Database, ReadSession, SqliteStatement, WriteSession
 from toolrun.db.tables import Asset, AssetKind, AssetStatus, UploadChunk
 from toolrun.storage import ObjectChanged, ObjectNotFound, Storage, StorageError
 
@@ -336,16 +337,22 @@ async def receive_chunk(
         )
     except ObjectChanged:
         raise UploadAlreadyComplete() from None
+    recorded = {"asset_id": plan.id, "chunk_index": index, "size": expected, "received_at": now}
     try:
-        async with db.transaction() as connection:
-            # The row lock orders the short recording transactions of one session, so each
-            # count sees every chunk recorded before it (the storage writes stay parallel).
-            await _chunk_plan(connection, account_id, task_id, now, lock=True)
-            await connection.execute(
-                _record_chunk_statement(db.dialect),
-                {"asset_id": plan.id, "chunk_index": index, "size": expected, "received_at": now},
+        if db.is_sqlite:
+            uploaded = await db.sqlite_unit(
+                lambda connection: _record_chunk_on_sqlite(
+                    connection, account_id, task_id, now, recorded
+                ),
+                write=True,
             )
-            uploaded = (await connection.execute(_COUNT_CHUNKS, {"id": plan.id})).scalar_one()
+        else:
+            async with db.transaction() as connection:
+                # The row lock orders the short recording transactions of one session, so each
+                # count sees every chunk recorded before it (the storage writes stay parallel).
+                await _chunk_plan(connection, account_id, task_id, now, lock=True)
+                await connection.execute(_record_chunk_statement(db.dialect), recorded)
+                uploaded = (await connection.execute(_COUNT_CHUNKS, {"id": plan.id})).scalar_one()
     except UploadAlreadyComplete:
         # completed between the check above and the write: the part is a leftover
         with contextlib.suppress(StorageError):
@@ -393,6 +400,27 @@ async def _chunk_plan(
         if parsed
         else None
     )
+    return _plan_of(found, account_id, task_id, now)
+
+
+def _record_chunk_on_sqlite(
+    connection: sqlite3.Connection,
+    account_id: str,
+    task_id: str,
+    now: datetime,
+    recorded: dict[str, Any],
+) -> int:
+    """:func:`receive_chunk`'s recording transaction as one SQLite unit (BEGIN IMMEDIATE
+    orders the units of one session as the row lock does on PostgreSQL)."""
+    parsed = _parse_id(task_id)
+    found = _SQLITE_PLAN.first(connection, {"id": parsed}) if parsed else None
+    _plan_of(found, account_id, task_id, now)
+    _SQLITE_RECORD_CHUNK.run(connection, recorded)
+    uploaded: int = _SQLITE_COUNT_CHUNKS.scalar(connection, {"id": recorded["asset_id"]})
+    return uploaded
+
+
+def _plan_of(found: Any, account_id: str, task_id: str, now: datetime) -> ChunkPlan:
     row = _live_or_404(found, account_id, task_id, now)
     if row.status != AssetStatus.PENDING:
         raise UploadAlreadyComplete()
@@ -432,6 +460,11 @@ def _record_chunk_statement(dialect: str) -> Any:
         index_elements=["asset_id", "chunk_index"],
         set_={"size": insert.excluded.size, "received_at": insert.excluded.received_at},
     )
+
+
+_SQLITE_PLAN = SqliteStatement(_PLAN)
+_SQLITE_RECORD_CHUNK = SqliteStatement(_record_chunk_statement("sqlite"))
+_SQLITE_COUNT_CHUNKS = SqliteStatement(_COUNT_CHUNKS)
 
 
 async def received_indexes(session: ReadSession | WriteSession, asset_id: str) -> set[int]:

@@ -9,13 +9,15 @@ deferred transactions, so WAL readers never wait for writers.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import sqlite3
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import event
 from sqlalchemy.dialects.postgresql import asyncpg as postgresql_asyncpg
+from sqlalchemy.dialects.sqlite import aiosqlite as sqlite_aiosqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
@@ -94,6 +96,73 @@ class DriverStatement:
 
     def arguments(self, parameters: dict[str, Any]) -> list[Any]:
         return [parameters[name] for name in self.names]
+
+
+_SQLITE_DIALECT = sqlite_aiosqlite.dialect()
+
+T = TypeVar("T")
+
+
+class SqliteStatement:
+    """A Core statement compiled once for SQLite, run on the ``sqlite3`` connection itself
+    inside a :meth:`Database.sqlite_unit` (SQLAlchemy's type processing applied by hand)."""
+
+    def __init__(self, statement: ClauseElement) -> None:
+        compiled = cast(SQLCompiler, statement.compile(dialect=_SQLITE_DIALECT))
+        self.sql = str(compiled)
+        binds = [compiled.binds[name] for name in compiled.positiontup or ()]
+        self._binds = [
+            (
+                bind.key,
+                bind.value,
+                bind.type.dialect_impl(_SQLITE_DIALECT).bind_processor(_SQLITE_DIALECT),
+            )
+            for bind in binds
+        ]
+        columns = getattr(statement, "exported_columns", ())
+        self._columns = [
+            (
+                column.key,
+                column.type.dialect_impl(_SQLITE_DIALECT).result_processor(_SQLITE_DIALECT, None),
+            )
+            for column in columns
+        ]
+
+    def _arguments(self, parameters: Mapping[str, Any]) -> list[Any]:
+        arguments = []
+        for key, default, process in self._binds:
+            value = parameters.get(key, default)
+            arguments.append(value if process is None or value is None else process(value))
+        return arguments
+
+    def _row(self, values: tuple[Any, ...]) -> SqliteRow:
+        return SqliteRow(
+            (key, value if process is None else process(value))
+            for (key, process), value in zip(self._columns, values, strict=True)
+        )
+
+    def first(self, connection: sqlite3.Connection, parameters: Mapping[str, Any]) -> Any:
+        """The first row (a :class:`SqliteRow`), or None."""
+        values = connection.execute(self.sql, self._arguments(parameters)).fetchone()
+        return None if values is None else self._row(values)
+
+    def scalar(self, connection: sqlite3.Connection, parameters: Mapping[str, Any]) -> Any:
+        """The first column of the first row, or None."""
+        row = self.first(connection, parameters)
+        return None if row is None else next(iter(row.values()))
+
+    def run(self, connection: sqlite3.Connection, parameters: Mapping[str, Any]) -> None:
+        connection.execute(self.sql, self._arguments(parameters))
+
+
+class SqliteRow(dict[str, Any]):
+    """A row of a :class:`SqliteStatement`: ``row["name"]`` and ``row.name`` alike."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 class Database:
@@ -179,7 +248,36 @@ class Database:
             # the pool's reset on return awaits the driver, so it must run in SQLAlchemy's greenlet
             await greenlet_spawn(pooled.close)
 
+    async def sqlite_unit(self, work: Callable[[sqlite3.Connection], T], *, write: bool) -> T:
+        """Run ``work`` in one transaction on a pooled SQLite connection, in that connection's
+        thread: one thread hop for the whole unit instead of one per DBAPI call."""
+        engine = self.engine if write else self.read_engine
+        pooled = await engine.raw_connection()
+        driver: Any = pooled.driver_connection
+        begin = "BEGIN IMMEDIATE" if write else "BEGIN"
+        try:
+            result = await driver._execute(_in_transaction, driver._conn, begin, work)
+        except BaseException:
+            await greenlet_spawn(pooled.close)
+            raise
+        # the unit ended its transaction: no rollback-on-return (a thread hop of its own)
+        await greenlet_spawn(pooled._close_special, transaction_reset=True)
+        return cast(T, result)
+
     async def dispose(self) -> None:
         await self.engine.dispose()
         if self.read_engine is not self.engine:
             await self.read_engine.dispose()
+
+
+def _in_transaction(
+    connection: sqlite3.Connection, begin: str, work: Callable[[sqlite3.Connection], T]
+) -> T:
+    connection.execute(begin)
+    try:
+        result = work(connection)
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+    return result
