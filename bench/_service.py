@@ -208,10 +208,13 @@ def start_toolrun_serve(
     return process
 
 
-def start_bare_app(port: int, *, http_workers: int, log: Path) -> Process:
+def start_bare_app(
+    port: int, *, http_workers: int, log: Path, floor: dict[str, str] | None = None
+) -> Process:
+    """bench.bare_app; ``floor`` gives its ``BARE_APP_*`` database settings for /floor/credits."""
     args = [sys.executable, "-m", "bench.bare_app", "--port", str(port)]
     args += ["--http-workers", str(http_workers)]
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **(floor or {}))
     process = Process(args, env, log)
     try:
         wait_http(f"http://127.0.0.1:{port}/openapi/credits", process)

@@ -8,13 +8,22 @@ succeeded dns-lookup job envelope; both are serialised with orjson like
 toolrun's ``envelope.ok``. No key, no database, no middleware. It is served by
 uvicorn with the options ``toolrun serve`` uses: uvloop, httptools, no access
 log, the same worker count.
+
+``GET /floor/credits`` is the same envelope with the balance read from a toolrun
+database per request (``BARE_APP_DATABASE_URL``, ``BARE_APP_ACCOUNT_ID``): one
+``SELECT`` on an asyncpg pool of 8 connections per process, or one aiosqlite
+call, and nothing else (no key check, no request count). It bounds what any
+service that reads its answer from the database per request can reach.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
+import aiosqlite
+import asyncpg
 import orjson
 import uvicorn
 from fastapi import FastAPI
@@ -86,6 +95,29 @@ async def credits() -> Response:
 @app.get("/openapi/jobs/{job_id}")
 async def job(job_id: str) -> Response:
     return JSONResponse(JOB)
+
+
+_BALANCE_SQL = "SELECT balance FROM accounts WHERE id = {}"
+_floor: dict[str, Any] = {}
+
+
+async def _balance() -> int:
+    url = os.environ["BARE_APP_DATABASE_URL"]
+    account_id = os.environ["BARE_APP_ACCOUNT_ID"]
+    if url.startswith("sqlite"):
+        if "sqlite" not in _floor:
+            _floor["sqlite"] = await aiosqlite.connect(url.split(":///", 1)[1])
+        rows = await _floor["sqlite"].execute_fetchall(_BALANCE_SQL.format("?"), (account_id,))
+        return int(next(iter(rows))[0])
+    if "pool" not in _floor:
+        _floor["pool"] = await asyncpg.create_pool(url, min_size=8, max_size=8)
+    balance: int = await _floor["pool"].fetchval(_BALANCE_SQL.format("$1"), account_id)
+    return balance
+
+
+@app.get("/floor/credits")
+async def floor_credits() -> Response:
+    return JSONResponse({**CREDITS, "data": {**CREDITS["data"], "balance": await _balance()}})
 
 
 def main() -> None:

@@ -126,15 +126,30 @@ def bench_backend(
     backend: Backend, workers: int, args: argparse.Namespace, workdir: Path, rows: list[Any]
 ) -> None:
     env = service_env(backend)
-    key = create_account_cli(env)["apiKey"]
+    created = create_account_cli(env)
+    key = created["apiKey"]
     bare_port, port = free_port(), free_port()
-    with start_bare_app(bare_port, http_workers=workers, log=workdir / f"bare{workers}.log"):
+    floor = {
+        "BARE_APP_DATABASE_URL": backend.url.replace("+aiosqlite", ""),
+        "BARE_APP_ACCOUNT_ID": created["accountId"],
+    }
+    log = workdir / f"bare{workers}.log"
+    with start_bare_app(bare_port, http_workers=workers, log=log, floor=floor):
         bare = measure(
             f"http://127.0.0.1:{bare_port}/openapi/credits",
             api_key=key,
             seconds=args.seconds,
             warmup=args.warmup,
         )
+        floor_read = measure(
+            f"http://127.0.0.1:{bare_port}/floor/credits",
+            api_key=key,
+            seconds=args.seconds,
+            warmup=args.warmup,
+        )
+        name = f"floor: bare + 1 read, {backend.kind}, {workers} HTTP worker(s)"
+        rows.append(row(name, floor_read, bare, backend=backend.kind, workers=workers))
+        print_row(rows[-1])
         bare_job = None
         if backend.kind == "postgresql":
             bare_job = measure(
