@@ -22,7 +22,7 @@ from toolrun.core import credits
 from toolrun.core.errors import Conflict, NotFound
 from toolrun.db import queue
 from toolrun.db.dialect import upsert_insert
-from toolrun.db.engine import Executor, ReadSession, WriteSession
+from toolrun.db.engine import Database, Executor, ReadSession, SqliteStatement, WriteSession
 from toolrun.db.tables import Account, IdempotencyKey, Job, JobStatus, table_of
 
 IDEMPOTENCY_RETENTION = timedelta(hours=24)
@@ -158,6 +158,26 @@ _JOB_OF_ACCOUNT = select(Job.__table__).where(
     Job.__table__.c.id == bindparam("job_id"),
     Job.__table__.c.account_id == bindparam("account_id"),
 )
+
+
+_SQLITE_JOB_OF_ACCOUNT = SqliteStatement(_JOB_OF_ACCOUNT)
+
+
+async def read(db: Database, *, account_id: str, job_id: str) -> Job:
+    """:func:`get` as its own read: on SQLite one unit in the connection's thread."""
+    if not db.is_sqlite:
+        async with db.statement(write=False) as connection:
+            return await get(connection, account_id=account_id, job_id=job_id)
+    parsed = _parse_id(job_id)
+    parameters = {"job_id": parsed, "account_id": account_id}
+    row = (
+        await db.sqlite_unit(lambda c: _SQLITE_JOB_OF_ACCOUNT.first(c, parameters), write=False)
+        if parsed
+        else None
+    )
+    if row is None:
+        raise NotFound(f"job {job_id} not found")
+    return Job(**row)
 
 
 async def get(connection: AsyncConnection | AsyncSession, *, account_id: str, job_id: str) -> Job:

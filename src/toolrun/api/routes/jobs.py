@@ -74,8 +74,7 @@ async def list_jobs(account: CurrentAccount, context: Context) -> Response:
 @router.get("/{job_id}", response_model=Envelope[JobData], responses=NOT_FOUND)
 async def get_job(job_id: str, account: CurrentAccount, context: Context) -> Response:
     """One job in any state; a failed job answers 200 with the reason in `error`."""
-    async with context.db.statement(write=False) as connection:
-        job = await jobs.get(connection, account_id=account.id, job_id=job_id)
+    job = await jobs.read(context.db, account_id=account.id, job_id=job_id)
     return ok(job_data(job, poll_after_ms=context.settings.poll_after_ms))
 
 
