@@ -119,8 +119,11 @@ def create_account_cli(env: dict[str, str]) -> dict[str, str]:
     return data
 
 
-async def create_accounts(env: dict[str, str], count: int) -> list[str]:
-    """``count`` more accounts (10 signup credits each) in-process; returns their API keys.
+async def create_accounts(
+    env: dict[str, str], count: int, *, signup_credits: int | None = None
+) -> list[str]:
+    """``count`` more accounts (10 signup credits each, or ``signup_credits``) in-process;
+    returns their API keys.
 
     Uses the same ``accounts.create_account`` the CLI calls, without a Python start-up each.
     """
@@ -129,8 +132,9 @@ async def create_accounts(env: dict[str, str], count: int) -> list[str]:
     from toolrun.core.clock import system_clock
     from toolrun.db.engine import Database
 
+    extra = {} if signup_credits is None else {"signup_credits": signup_credits}
     settings = load_settings(
-        database_url=env["TOOLRUN_DATABASE_URL"], data_dir=env["TOOLRUN_DATA_DIR"]
+        database_url=env["TOOLRUN_DATABASE_URL"], data_dir=env["TOOLRUN_DATA_DIR"], **extra
     )
     database = Database(settings.resolved_database_url, pool_size=1, max_overflow=1)
     keys: list[str] = []

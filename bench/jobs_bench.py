@@ -21,6 +21,12 @@ starts with the 10 signup credits; jobs are spread round-robin over their keys).
     time (as many as the worker's job slots), in the same run. Target >= 500 jobs/s.
     Run with NOTIFY and again with polling (``TOOLRUN_JOB_POLL_INTERVAL_S=0.05``):
     NOTIFY serialises the commits that send it, which polling never does.
+    The same end to end with wrk as the client (as bench.http_bench uses): POSTs
+    for ``--wrk-seconds`` from 2 threads over 32 connections, keys of 64 accounts
+    with ample credits in turn; jobs/s = jobs / (last ``completed_at`` - first
+    ``created_at``) once every job has finished. httpx costs the client about
+    4 ms of CPU per job on these 2 cores the service shares, more than the API
+    process spends on it; wrk measures the service.
     Also the drain rate: ``--drain-jobs`` jobs queued with no worker running,
     then the worker started; jobs / (last ``completed_at`` - first ``started_at``):
     the worker's rate without the API's submission cost.
@@ -32,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
 import tempfile
 import time
@@ -52,6 +59,7 @@ from bench._service import (
     free_port,
     machine,
     postgres_backend,
+    run_wrk,
     service_env,
     start_toolrun_serve,
     write_results,
@@ -186,6 +194,75 @@ async def throughput_run(
     }
 
 
+WRK_ACCOUNTS = 64
+WRK_CONNECTIONS = 32
+LUA_SUBMIT = """
+keys = {%s}
+counter = 0
+wrk.method = "POST"
+wrk.body = '%s'
+wrk.headers["Content-Type"] = "application/json"
+request = function()
+  counter = counter + 1
+  wrk.headers["Authorization"] = "Bearer " .. keys[(counter %% #keys) + 1]
+  return wrk.format()
+end
+"""
+
+
+async def all_finished(dsn: str, limit_s: float) -> list[asyncpg.Record]:
+    """Every job row, once none is queued or running (or at the timeout)."""
+    connection = await asyncpg.connect(dsn)
+    try:
+        deadline = time.monotonic() + limit_s
+        while time.monotonic() < deadline:
+            pending = await connection.fetchval(
+                "SELECT count(*) FROM jobs WHERE status <> ALL($1::text[])", list(FINISHED)
+            )
+            if pending == 0:
+                break
+            await asyncio.sleep(0.25)
+        rows: list[asyncpg.Record] = await connection.fetch(
+            "SELECT id, status, created_at, started_at, completed_at FROM jobs"
+        )
+        return rows
+    finally:
+        await connection.close()
+
+
+def wrk_throughput_run(
+    backend: Backend, env: dict[str, str], port: int, workdir: Path, *, seconds: float
+) -> dict[str, Any]:
+    keys = asyncio.run(create_accounts(env, WRK_ACCOUNTS, signup_credits=1_000_000))
+    script = workdir / "submit.lua"
+    body = json.dumps(BODY, separators=(",", ":"))
+    script.write_text(LUA_SUBMIT % (", ".join(f'"{k}"' for k in keys), body))
+    url = f"http://127.0.0.1:{port}/openapi/tools/dns-lookup/execute"
+    submitted = run_wrk(
+        url, api_key=None, seconds=seconds, connections=WRK_CONNECTIONS, threads=2, script=script
+    )
+    if submitted.non_2xx or submitted.socket_errors:
+        raise RuntimeError(f"wrk submissions failed: {submitted}")
+    rows = asyncio.run(all_finished(pg_dsn(backend), limit_s=600))
+    finished = [r for r in rows if r["status"] in FINISHED and r["completed_at"] is not None]
+    elapsed = (
+        max(r["completed_at"] for r in finished) - min(r["created_at"] for r in rows)
+    ).total_seconds()
+    statuses: dict[str, int] = {}
+    for r in rows:
+        statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+    return {
+        "client": f"wrk, 2 threads, {WRK_CONNECTIONS} connections, {WRK_ACCOUNTS} accounts",
+        "jobs": len(rows),
+        "statuses": statuses,
+        "submit_per_s": submitted.rps,
+        "submit_p50_ms": submitted.p50_ms,
+        "submit_p99_ms": submitted.p99_ms,
+        "elapsed_seconds": round(elapsed, 3),
+        "jobs_per_s": round(len(finished) / elapsed, 1),
+    }
+
+
 async def submit_all(port: int, keys: list[str], jobs: int, concurrency: int) -> list[str]:
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(
@@ -289,6 +366,10 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2000, help="jobs of the throughput run")
     parser.add_argument("--submit-concurrency", type=int, default=32)
     parser.add_argument("--drain-jobs", type=int, default=1000, help="jobs of the drain run")
+    parser.add_argument("--wrk-seconds", type=float, default=5.0, help="wrk submission run")
+    parser.add_argument(
+        "--only-wrk", action="store_true", help="only the end-to-end run with wrk as the client"
+    )
     args = parser.parse_args()
 
     result: dict[str, Any] = {
@@ -308,6 +389,29 @@ def main() -> None:
         tempfile.TemporaryDirectory(prefix="toolrun-jobs-bench-") as tmp,
     ):
         workdir = Path(tmp)
+        with postgres_backend("jobs_wrk") as backend:
+            env = service_env(
+                backend, TOOLRUN_DNS_NAMESERVERS=dns_server.address, TOOLRUN_JOB_WAKEUP="notify"
+            )
+            api, worker, port = with_service(backend, env, workdir, "wrk")
+            try:
+                by_wrk = wrk_throughput_run(backend, env, port, workdir, seconds=args.wrk_seconds)
+            finally:
+                worker.stop()
+                api.stop()
+        print(
+            f"throughput (wrk client) {by_wrk['jobs_per_s']:.1f} jobs/s ({by_wrk['statuses']},"
+            f" submitted at {by_wrk['submit_per_s']:.1f}/s, p99 {by_wrk['submit_p99_ms']:.1f} ms)"
+            f" | target {TARGET_JOBS_PER_S:.0f}",
+            flush=True,
+        )
+        result["throughput_wrk"] = {
+            **by_wrk,
+            "target_met": by_wrk["jobs_per_s"] >= TARGET_JOBS_PER_S,
+        }
+        if args.only_wrk:
+            print(f"wrote {write_results('jobs', result)}")
+            return
         dispatch: dict[str, Any] = {}
         for mode in ("notify", "poll"):
             with postgres_backend(f"jobs_{mode}") as backend:

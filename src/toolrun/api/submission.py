@@ -104,8 +104,10 @@ async def submit(
         else None
     )
     for _ in range(IDEMPOTENCY_RACE_RETRIES):
+        # without a key the job is three Core statements: a bare transaction, no ORM session
+        transaction = context.db.transaction() if idempotency_key is None else context.db.write()
         try:
-            async with context.db.write() as session:
+            async with transaction as session:
                 created = await jobs.create(
                     session,
                     account=account,

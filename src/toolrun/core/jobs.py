@@ -62,7 +62,7 @@ class Created:
 
 
 async def create(
-    session: WriteSession,
+    session: WriteSession | AsyncConnection,
     *,
     account: Account,
     kind: str,
@@ -78,11 +78,13 @@ async def create(
 
     Raises ``InsufficientCredits`` (402) with nothing written, ``IdempotencyMismatch``
     (409), or ``IdempotencyRace`` when a concurrent first use won: the caller
-    retries in a new transaction and gets the replay.
+    retries in a new transaction and gets the replay. Without an Idempotency-Key,
+    ``session`` may be a bare ``Database.transaction()`` connection (no ORM work).
     """
     job_id = str(uuid.uuid4())
     if idempotency_key is not None:
         assert request_fingerprint is not None
+        assert isinstance(session, WriteSession), "an Idempotency-Key needs a session"
         existing = await _live_key(session, account.id, idempotency_key, now)
         if existing is not None:
             if existing.fingerprint != request_fingerprint:
