@@ -12,21 +12,26 @@ log, the same worker count.
 ``GET /floor/credits`` is the same envelope with the balance read from a toolrun
 database per request (``BARE_APP_DATABASE_URL``, ``BARE_APP_ACCOUNT_ID``): one
 ``SELECT`` on an asyncpg pool of 8 connections per process, or one aiosqlite
-call, and nothing else (no key check, no request count). It bounds what any
+call, and nothing else (no key check, no request count); ``GET /floor/jobs/{id}``
+likewise reads the job's status from PostgreSQL, and ``GET /floor/keyed/jobs/{id}``
+adds the least a keyed, rate-limited read needs: the key's hash checked, the
+request counted and the job read in one statement. They bound what any
 service that reads its answer from the database per request can reach.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+from datetime import UTC, datetime
 from typing import Any
 
 import aiosqlite
 import asyncpg
 import orjson
 import uvicorn
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from starlette.responses import Response
 
 CREDITS: dict[str, Any] = {
@@ -118,6 +123,57 @@ async def _balance() -> int:
 @app.get("/floor/credits")
 async def floor_credits() -> Response:
     return JSONResponse({**CREDITS, "data": {**CREDITS["data"], "balance": await _balance()}})
+
+
+_JOB_SQL = "SELECT status, attempts FROM jobs WHERE id = $1"
+
+
+@app.get("/floor/jobs/{job_id}")
+async def floor_job(job_id: str) -> Response:
+    """The job envelope with the job's status read from PostgreSQL (one ``SELECT``)."""
+    if "pool" not in _floor:
+        url = os.environ["BARE_APP_DATABASE_URL"]
+        _floor["pool"] = await asyncpg.create_pool(url, min_size=8, max_size=8)
+    row = await _floor["pool"].fetchrow(_JOB_SQL, job_id)
+    status = row["status"] if row else "missing"
+    return JSONResponse({**JOB, "data": {**JOB["data"], "status": status, "id": job_id}})
+
+
+_KEYED_JOB_SQL = """
+WITH caller AS (
+    SELECT a.id FROM api_keys AS k JOIN accounts AS a ON a.id = k.account_id
+    WHERE k.key_hash = $1 AND k.revoked_at IS NULL
+      AND (k.expires_at IS NULL OR k.expires_at > $2) AND NOT a.disabled
+), counted AS (
+    INSERT INTO rate_limit_windows (account_id, window_start, count)
+    SELECT id, $3, 1 FROM caller
+    ON CONFLICT (account_id, window_start) DO UPDATE SET count = rate_limit_windows.count + 1
+    RETURNING count
+)
+SELECT j.status, (SELECT count FROM counted) AS request_count
+FROM jobs AS j WHERE j.id = $4 AND j.account_id = (SELECT id FROM caller)
+"""
+
+
+@app.get("/floor/keyed/jobs/{job_id}")
+async def floor_keyed_job(job_id: str, request: Request) -> Response:
+    """The least a keyed, rate-limited job read must do: hash the key, then check it, count
+    the request and read the job in one statement (one round trip)."""
+    if "pool" not in _floor:
+        url = os.environ["BARE_APP_DATABASE_URL"]
+        _floor["pool"] = await asyncpg.create_pool(url, min_size=8, max_size=8)
+    raw = request.headers.get("authorization", "").removeprefix("Bearer ")
+    now = datetime.now(UTC)
+    row = await _floor["pool"].fetchrow(
+        _KEYED_JOB_SQL,
+        hashlib.sha256(raw.encode()).hexdigest(),
+        now,
+        now.replace(second=0, microsecond=0),
+        job_id,
+    )
+    if row is None:
+        return JSONResponse({"code": 401, "message": "unauthorized", "data": None}, status_code=401)
+    return JSONResponse({**JOB, "data": {**JOB["data"], "status": row["status"], "id": job_id}})
 
 
 def main() -> None:

@@ -10,7 +10,12 @@ the server — 64 connections, ``--latency``) after a warm-up run:
 (c) ``GET /openapi/jobs/{id}`` of one finished dns-lookup job on PostgreSQL,
     ``--http-workers 2``;
 (d) (a) again with 64 API keys of 64 accounts in rotation (a wrk Lua script), to
-    separate the cost of one hot rate-limit row from the cost of the request.
+    separate the cost of one hot rate-limit row from the cost of the request;
+(e) floors, served by the bare app itself: its envelope with one database read
+    per request (credits; jobs/{id}), and the jobs/{id} read with the least a
+    keyed, rate-limited request needs (key hash checked, request counted, job
+    read, in one statement). No implementation that reads or counts in the
+    database per request can beat its floor.
 
 Every keyed request authenticates the key and upserts the account's rate-limit
 counter (TOOLRUN_RATE_LIMIT_PER_MINUTE=1000000000: the code path runs, nothing is
@@ -133,8 +138,8 @@ def bench_backend(
         "BARE_APP_DATABASE_URL": backend.url.replace("+aiosqlite", ""),
         "BARE_APP_ACCOUNT_ID": created["accountId"],
     }
-    log = workdir / f"bare{workers}.log"
-    with start_bare_app(bare_port, http_workers=workers, log=log, floor=floor):
+    bare_log = workdir / f"bare{workers}.log"
+    with start_bare_app(bare_port, http_workers=workers, log=bare_log, floor=floor):
         bare = measure(
             f"http://127.0.0.1:{bare_port}/openapi/credits",
             api_key=key,
@@ -178,6 +183,25 @@ def bench_backend(
             )
             name = f"jobs/{{id}}, {backend.kind}, {workers} HTTP worker(s), 1 key"
             rows.append(row(name, service_job, bare_job, backend=backend.kind, workers=workers))
+            print_row(rows[-1])
+            with start_bare_app(bare_port, http_workers=workers, log=bare_log, floor=floor):
+                floor_job = measure(
+                    f"http://127.0.0.1:{bare_port}/floor/jobs/{job_id}",
+                    api_key=key,
+                    seconds=args.seconds,
+                    warmup=args.warmup,
+                )
+                floor_keyed = measure(
+                    f"http://127.0.0.1:{bare_port}/floor/keyed/jobs/{job_id}",
+                    api_key=key,
+                    seconds=args.seconds,
+                    warmup=args.warmup,
+                )
+            name = f"floor: bare jobs/{{id}} + 1 read, {backend.kind}, {workers} HTTP worker(s)"
+            rows.append(row(name, floor_job, bare_job, backend=backend.kind, workers=workers))
+            print_row(rows[-1])
+            name = f"floor: + key and count, 1 statement, {backend.kind}, {workers} worker(s)"
+            rows.append(row(name, floor_keyed, bare_job, backend=backend.kind, workers=workers))
             print_row(rows[-1])
             keys = asyncio.run(create_accounts(env, KEYS_FOR_ROTATION))
             script = workdir / "rotate.lua"
