@@ -61,6 +61,13 @@ class Created:
     """The account's balance after this request (a replay charges nothing)."""
 
 
+_INSERT_JOB = insert(table_of(Job))
+_JOB_OF_ACCOUNT = select(Job.__table__).where(
+    Job.__table__.c.id == bindparam("job_id"),
+    Job.__table__.c.account_id == bindparam("account_id"),
+)
+
+
 async def create(
     session: WriteSession | AsyncConnection,
     *,
@@ -153,13 +160,6 @@ def _parse_id(job_id: str) -> str | None:
         return str(uuid.UUID(job_id))
     except ValueError:
         return None
-
-
-_INSERT_JOB = insert(table_of(Job))
-_JOB_OF_ACCOUNT = select(Job.__table__).where(
-    Job.__table__.c.id == bindparam("job_id"),
-    Job.__table__.c.account_id == bindparam("account_id"),
-)
 
 
 _SQLITE_JOB_OF_ACCOUNT = SqliteStatement(_JOB_OF_ACCOUNT)

@@ -8,6 +8,7 @@ addresses, so there is no second lookup for DNS rebinding to exploit.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 
 import dns.asyncresolver
@@ -74,14 +75,21 @@ def _normalise(host: str) -> tuple[str, IPAddress | None]:
 
 
 def _resolver(settings: Settings) -> dns.asyncresolver.Resolver:
-    if not settings.dns_nameservers:
+    return _resolver_for(tuple(settings.dns_nameservers))
+
+
+@functools.lru_cache(maxsize=16)
+def _resolver_for(nameservers: tuple[tuple[str, int], ...]) -> dns.asyncresolver.Resolver:
+    """One resolver per set of nameservers (none: the system's), kept for the process: a
+    resolver holds no per-query state, and the system's reads /etc/resolv.conf when made."""
+    if not nameservers:
         try:
             return dns.asyncresolver.Resolver()
         except dns.resolver.NoResolverConfiguration:
             raise ResolveFailed("no DNS resolver is configured") from None
     resolver = dns.asyncresolver.Resolver(configure=False)
     resolver.nameservers = [
-        dns.nameserver.Do53Nameserver(address, port) for address, port in settings.dns_nameservers
+        dns.nameserver.Do53Nameserver(address, port) for address, port in nameservers
     ]
     return resolver
 
