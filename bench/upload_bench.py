@@ -4,7 +4,11 @@
 
 A PNG of about 256 MiB (random pixels stored uncompressed, so the size is
 real) goes through the API in 8 MiB chunks, then complete (fsync, sniff,
-header probe, publish); then it is downloaded whole. Both are set against plain loops
+header probe, publish); then it is downloaded whole. Each chunk is a
+multipart request sent, by default, from a kept-alive socket with the chunk's
+bytes streamed from the file by ``sendfile`` (as curl sends a file);
+``--client httpx`` builds the requests with httpx instead, which costs the
+client about as much CPU as the server spends on the chunk. Both are set against plain loops
 over the same bytes on the same disk in the same run: writing them in 8 MiB
 pieces and fsyncing once (the upload target ratio is >= 0.5), and reading the
 file back (for the download). The server's peak RSS increase during each phase
@@ -17,6 +21,7 @@ Prints a table and writes bench/results/upload.json.
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import platform
@@ -25,12 +30,13 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import httpx
 
@@ -140,7 +146,57 @@ def wait_ready(base: str, process: subprocess.Popen[bytes]) -> None:
     raise RuntimeError("toolrun serve did not become ready")
 
 
-def upload(client: httpx.Client, source: Path, size: int, parallel: int) -> dict[str, Any]:
+BOUNDARY = "toolrun-bench-7d1f0c"
+
+
+class ChunkSender:
+    """Chunk requests over one kept-alive loopback connection, each chunk's bytes sent from
+    the source file with ``socket.sendfile`` as curl streams a file: the figure is then the
+    server's, not a Python client's multipart encoding (httpx spends about as much CPU on
+    it as the server spends receiving and storing the chunk)."""
+
+    def __init__(self, base: str, authorization: str) -> None:
+        host, port = base.removeprefix("http://").rsplit(":", 1)
+        self.address = (host, int(port))
+        self.authorization = authorization
+        self.sock: socket.socket | None = None
+
+    def send(self, path: str, index: int, source: BinaryIO, offset: int, length: int) -> None:
+        preamble = (
+            f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="index"\r\n\r\n{index}\r\n'
+            f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="chunk"; filename="chunk"\r\n'
+            "Content-Type: application/octet-stream\r\n\r\n"
+        ).encode()
+        closing = f"\r\n--{BOUNDARY}--\r\n".encode()
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: {self.address[0]}:{self.address[1]}\r\n"
+            f"Authorization: {self.authorization}\r\n"
+            f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\n"
+            f"Content-Length: {len(preamble) + length + len(closing)}\r\n\r\n"
+        ).encode()
+        if self.sock is None:
+            self.sock = socket.create_connection(self.address)
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock.sendall(head + preamble)
+        self.sock.sendfile(source, offset, length)
+        self.sock.sendall(closing)
+        response = http.client.HTTPResponse(self.sock)
+        response.begin()
+        body = response.read()
+        if response.status != 201:
+            raise RuntimeError(f"chunk {index}: {response.status} {body[:300]!r}")
+        if response.will_close:
+            self.close()
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+
+
+def upload(
+    client: httpx.Client, source: Path, size: int, parallel: int, *, raw: bool
+) -> dict[str, Any]:
     session = client.post(
         "/openapi/uploads/tasks",
         json={"fileName": "bench.png", "mimeType": "image/png", "size": size, "chunkSize": CHUNK},
@@ -149,12 +205,25 @@ def upload(client: httpx.Client, source: Path, size: int, parallel: int) -> dict
     task = session.json()["data"]
     total = task["totalChunks"]
 
+    path = f"/openapi/uploads/tasks/{task['taskId']}/chunks"
+    local = threading.local()
+    opened: list[tuple[ChunkSender, BinaryIO]] = []
+
     def send(index: int) -> None:
+        if raw:
+            if not hasattr(local, "sender"):
+                base = str(client.base_url).rstrip("/")
+                local.sender = ChunkSender(base, client.headers["authorization"])
+                local.source = source.open("rb")
+                opened.append((local.sender, local.source))
+            length = min(CHUNK, size - index * CHUNK)
+            local.sender.send(path, index, local.source, index * CHUNK, length)
+            return
         with source.open("rb") as src:
             src.seek(index * CHUNK)
             piece = src.read(CHUNK)
         response = client.post(
-            f"/openapi/uploads/tasks/{task['taskId']}/chunks",
+            path,
             data={"index": str(index)},
             files={"chunk": ("chunk", piece, "application/octet-stream")},
         )
@@ -164,6 +233,9 @@ def upload(client: httpx.Client, source: Path, size: int, parallel: int) -> dict
     with ThreadPoolExecutor(parallel) as pool:
         list(pool.map(send, range(total)))
     chunks_s = time.perf_counter() - started
+    for sender, file in opened:
+        sender.close()
+        file.close()
     done = client.post(
         f"/openapi/uploads/tasks/{task['taskId']}/complete", json={"totalChunks": total}
     )
@@ -185,14 +257,14 @@ def download(client: httpx.Client, path: str, size: int) -> float:
 
 
 def one_round(
-    client: httpx.Client, pid: int, root: Path, source: Path, size: int, parallel: int
+    client: httpx.Client, pid: int, root: Path, source: Path, size: int, parallel: int, raw: bool
 ) -> dict[str, float]:
     """Plain loops, then the upload and the download through the API, back to back."""
     write_s = min(plain_write(source, root / "plain.bin") for _ in range(2))
     read_s = min(plain_read(source) for _ in range(2))
     rss_before = reset_peak(pid)
     server_cpu, client_cpu = cpu_seconds(pid), own_cpu_seconds()
-    up = upload(client, source, size, parallel)
+    up = upload(client, source, size, parallel, raw=raw)
     up_cpu = (cpu_seconds(pid) - server_cpu, own_cpu_seconds() - client_cpu)
     up_rss = peak_increase_mib(pid, rss_before)
     rss_before = reset_peak(pid)
@@ -226,6 +298,12 @@ def main() -> None:
     parser.add_argument("--mib", type=int, default=256)
     parser.add_argument("--parallel", type=int, default=1, help="chunks in flight")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--client",
+        choices=("sendfile", "httpx"),
+        default="sendfile",
+        help="send chunks from a socket with sendfile (default) or with httpx",
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="toolrun-upload-bench-") as tmp:
@@ -256,9 +334,10 @@ def main() -> None:
             with httpx.Client(base_url=base, headers=headers, timeout=300) as client:
                 small = root / "warm.png"
                 write_png(small, 64 * 1024)
-                upload(client, small, small.stat().st_size, 1)  # imports, pools, first probe
+                raw = args.client == "sendfile"
+                upload(client, small, small.stat().st_size, 1, raw=raw)  # imports, first probe
                 rounds = [
-                    one_round(client, server.pid, root, source, size, args.parallel)
+                    one_round(client, server.pid, root, source, size, args.parallel, raw)
                     for _ in range(args.rounds)
                 ]
         finally:
@@ -275,6 +354,7 @@ def main() -> None:
         "fileBytes": size,
         "chunkBytes": CHUNK,
         "parallelChunks": args.parallel,
+        "client": args.client,
         "best": best,
         "medianUploadRatio": sorted(r["uploadRatio"] for r in rounds)[len(rounds) // 2],
         "maxPeakRssIncreaseMiB": max(
