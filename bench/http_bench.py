@@ -134,94 +134,51 @@ def bench_backend(
     created = create_account_cli(env)
     key = created["apiKey"]
     bare_port, port = free_port(), free_port()
+    bare_url, base = f"http://127.0.0.1:{bare_port}", f"http://127.0.0.1:{port}"
     floor = {
         "BARE_APP_DATABASE_URL": backend.url.replace("+aiosqlite", ""),
         "BARE_APP_ACCOUNT_ID": created["accountId"],
     }
     bare_log = workdir / f"bare{workers}.log"
-    with start_bare_app(bare_port, http_workers=workers, log=bare_log, floor=floor):
-        bare = measure(
-            f"http://127.0.0.1:{bare_port}/openapi/credits",
-            api_key=key,
-            seconds=args.seconds,
-            warmup=args.warmup,
+    setup = f"{backend.kind}, {workers} HTTP worker(s)"
+
+    def run(url: str, *, api_key: str | None = key, script: Path | None = None) -> WrkResult:
+        return measure(
+            url, api_key=api_key, seconds=args.seconds, warmup=args.warmup, script=script
         )
-        floor_read = measure(
-            f"http://127.0.0.1:{bare_port}/floor/credits",
-            api_key=key,
-            seconds=args.seconds,
-            warmup=args.warmup,
-        )
-        name = f"floor: bare + 1 read, {backend.kind}, {workers} HTTP worker(s)"
-        rows.append(row(name, floor_read, bare, backend=backend.kind, workers=workers))
+
+    def record(name: str, result: WrkResult, baseline: WrkResult) -> None:
+        rows.append(row(name, result, baseline, backend=backend.kind, workers=workers))
         print_row(rows[-1])
-        bare_job = None
-        if backend.kind == "postgresql":
-            bare_job = measure(
-                f"http://127.0.0.1:{bare_port}/openapi/jobs/x",
-                api_key=key,
-                seconds=args.seconds,
-                warmup=args.warmup,
-            )
+
+    with start_bare_app(bare_port, http_workers=workers, log=bare_log, floor=floor):
+        bare = run(f"{bare_url}/openapi/credits")
+        record(f"floor: bare + 1 read, {setup}", run(f"{bare_url}/floor/credits"), bare)
+        bare_job = run(f"{bare_url}/openapi/jobs/x") if backend.kind == "postgresql" else None
     log = workdir / f"serve-{backend.kind}-{workers}.log"
     with start_toolrun_serve(env, port=port, http_workers=workers, job_workers=0, log=log) as srv:
-        base = f"http://127.0.0.1:{port}"
         wait_http(f"{base}/healthz", srv)
-        service = measure(
-            f"{base}/openapi/credits", api_key=key, seconds=args.seconds, warmup=args.warmup
-        )
-        name = f"credits, {backend.kind}, {workers} HTTP worker(s), 1 key"
-        rows.append(row(name, service, bare, backend=backend.kind, workers=workers))
-        print_row(rows[-1])
-        if backend.kind == "postgresql" and bare_job is not None:
-            job_id = finished_job(env, base, key, workdir)
-            service_job = measure(
-                f"{base}/openapi/jobs/{job_id}",
-                api_key=key,
-                seconds=args.seconds,
-                warmup=args.warmup,
-            )
-            name = f"jobs/{{id}}, {backend.kind}, {workers} HTTP worker(s), 1 key"
-            rows.append(row(name, service_job, bare_job, backend=backend.kind, workers=workers))
-            print_row(rows[-1])
-            with start_bare_app(bare_port, http_workers=workers, log=bare_log, floor=floor):
-                floor_job = measure(
-                    f"http://127.0.0.1:{bare_port}/floor/jobs/{job_id}",
-                    api_key=key,
-                    seconds=args.seconds,
-                    warmup=args.warmup,
-                )
-                floor_keyed = measure(
-                    f"http://127.0.0.1:{bare_port}/floor/keyed/jobs/{job_id}",
-                    api_key=key,
-                    seconds=args.seconds,
-                    warmup=args.warmup,
-                )
-            name = f"floor: bare jobs/{{id}} + 1 read, {backend.kind}, {workers} HTTP worker(s)"
-            rows.append(row(name, floor_job, bare_job, backend=backend.kind, workers=workers))
-            print_row(rows[-1])
-            name = f"floor: + key and count, 1 statement, {backend.kind}, {workers} worker(s)"
-            rows.append(row(name, floor_keyed, bare_job, backend=backend.kind, workers=workers))
-            print_row(rows[-1])
-            keys = asyncio.run(create_accounts(env, KEYS_FOR_ROTATION))
-            script = workdir / "rotate.lua"
-            script.write_text(LUA_ROTATE % ", ".join(f'"{k}"' for k in keys))
-            service_many = measure(
-                f"{base}/openapi/credits",
-                api_key=None,
-                seconds=args.seconds,
-                warmup=args.warmup,
-                script=script,
-            )
-            name = f"credits, {backend.kind}, {workers} HTTP worker(s), {len(keys)} keys"
-            rows.append(row(name, service_many, bare, backend=backend.kind, workers=workers))
-            print_row(rows[-1])
+        record(f"credits, {setup}, 1 key", run(f"{base}/openapi/credits"), bare)
+        if bare_job is None:
+            return
+        job_id = finished_job(env, base, key, workdir)
+        record(f"jobs/{{id}}, {setup}, 1 key", run(f"{base}/openapi/jobs/{job_id}"), bare_job)
+        with start_bare_app(bare_port, http_workers=workers, log=bare_log, floor=floor):
+            floor_job = run(f"{bare_url}/floor/jobs/{job_id}")
+            floor_keyed = run(f"{bare_url}/floor/keyed/jobs/{job_id}")
+        record(f"floor: bare jobs/{{id}} + 1 read, {setup}", floor_job, bare_job)
+        record(f"floor: + key and count, 1 statement, {setup}", floor_keyed, bare_job)
+        keys = asyncio.run(create_accounts(env, KEYS_FOR_ROTATION))
+        script = workdir / "rotate.lua"
+        script.write_text(LUA_ROTATE % ", ".join(f'"{k}"' for k in keys))
+        many = run(f"{base}/openapi/credits", api_key=None, script=script)
+        record(f"credits, {setup}, {len(keys)} keys", many, bare)
 
 
 def print_row(r: dict[str, Any]) -> None:
     s, b = r["service"], r["bare"]
     print(
-        f"{r['name']:<52} {s['rps']:>8.0f} req/s  p50 {s['p50_ms']:>7.2f} ms  "
+        f"{r['name']:<66} {s['rps']:>8.0f} req/s  p50 {s['p50_ms']:>7.2f} ms  "
         f"p99 {s['p99_ms']:>8.2f} ms | bare {b['rps']:>8.0f} req/s  p99 {b['p99_ms']:>6.2f} ms"
         f" | ratio {r['ratio']:.3f}{'' if r['valid'] else '  (errors!)'}",
         flush=True,
