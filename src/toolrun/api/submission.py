@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime
 from typing import Annotated, Any
 
 import orjson
@@ -97,34 +98,31 @@ async def submit(
     if definition.kind == "image":
         await _require_source_image(context, account, payload)
     stored_json = stored.model_dump(mode="json", by_alias=True)
-    operation = f"{definition.kind}:{definition.action}:{variant or ''}"
-    request_fingerprint = (
-        jobs.fingerprint(operation, canonical_input(payload))
-        if idempotency_key is not None
-        else None
-    )
-    for _ in range(IDEMPOTENCY_RACE_RETRIES):
-        # without a key the job is three Core statements: a bare transaction, no ORM session
-        transaction = context.db.transaction() if idempotency_key is None else context.db.write()
-        try:
-            async with transaction as session:
-                created = await jobs.create(
-                    session,
-                    account=account,
-                    kind=definition.kind,
-                    action=definition.action,
-                    payload=stored_json,
-                    settings=context.settings,
-                    now=context.clock(),
-                    variant=variant,
-                    idempotency_key=idempotency_key,
-                    request_fingerprint=request_fingerprint,
-                )
-            break
-        except jobs.IdempotencyRace:
-            continue
+    now = context.clock()
+    if idempotency_key is None:
+        created = await jobs.create_queued(
+            context.db,
+            account=account,
+            kind=definition.kind,
+            action=definition.action,
+            payload=stored_json,
+            settings=context.settings,
+            now=now,
+            variant=variant,
+        )
     else:
-        raise Conflict("Idempotency-Key is in use by a concurrent request; retry")
+        created = await _create_or_replay(
+            context,
+            account=account,
+            definition=definition,
+            payload=stored_json,
+            variant=variant,
+            idempotency_key=idempotency_key,
+            request_fingerprint=jobs.fingerprint(
+                f"{definition.kind}:{definition.action}:{variant or ''}", canonical_input(payload)
+            ),
+            now=now,
+        )
     if not created.replayed:
         context.services["wakeup"].notify_local()
     headers = {"X-Credits-Balance": str(created.balance), "X-Credits-Cost": "1"}
@@ -132,3 +130,35 @@ async def submit(
         headers["Idempotent-Replayed"] = "true"
     data = job_data(created.job, poll_after_ms=context.settings.poll_after_ms)
     return ok(data, status=202, headers=headers)
+
+
+async def _create_or_replay(
+    context: AppContext,
+    *,
+    account: Account,
+    definition: ToolDefinition,
+    payload: dict[str, Any],
+    variant: str | None,
+    idempotency_key: str,
+    request_fingerprint: str,
+    now: datetime,
+) -> jobs.Created:
+    """Create the job of a first use of ``idempotency_key``, or replay the job it made."""
+    for _ in range(IDEMPOTENCY_RACE_RETRIES):
+        try:
+            async with context.db.write() as session:
+                return await jobs.create(
+                    session,
+                    account=account,
+                    kind=definition.kind,
+                    action=definition.action,
+                    payload=payload,
+                    settings=context.settings,
+                    now=now,
+                    variant=variant,
+                    idempotency_key=idempotency_key,
+                    request_fingerprint=request_fingerprint,
+                )
+        except jobs.IdempotencyRace:
+            continue
+    raise Conflict("Idempotency-Key is in use by a concurrent request; retry")

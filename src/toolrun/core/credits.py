@@ -8,6 +8,7 @@ unique: a refund, a signup grant or a day's check-in can be written only once.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from enum import StrEnum
@@ -120,14 +121,42 @@ async def reserve(
     ).scalar_one_or_none()
     if balance is None:
         account = (await session.execute(_ACCOUNT_STATE, {"account_id": account_id})).first()
-        if account is None:
-            raise NotFound(f"account {account_id} not found")
-        if account.is_anonymous and account.anonymous_spent + cost > account.anonymous_limit:
-            raise RegistrationRequired()
-        raise InsufficientCredits(
-            f"not enough credits: balance {account.balance}, this operation costs {cost}"
-        )
+        raise _shortfall(account, account_id, cost)
     return await _append(session, account_id, reason, -cost, balance, reference, operation, now)
+
+
+def _shortfall(account: Any, account_id: str, cost: int) -> Exception:
+    """Why a reservation of ``cost`` found nothing to take, from the account's state."""
+    if account is None:
+        return NotFound(f"account {account_id} not found")
+    if account.is_anonymous and account.anonymous_spent + cost > account.anonymous_limit:
+        return RegistrationRequired()
+    return InsufficientCredits(
+        f"not enough credits: balance {account.balance}, this operation costs {cost}"
+    )
+
+
+_SQLITE_RESERVE = SqliteStatement(_RESERVE)
+_SQLITE_ACCOUNT_STATE = SqliteStatement(_ACCOUNT_STATE)
+
+
+def reserve_on_sqlite(
+    connection: sqlite3.Connection,
+    *,
+    account_id: str,
+    reference: str,
+    operation: str,
+    now: datetime,
+    cost: int = TOOL_COST,
+) -> LedgerEntry:
+    """:func:`reserve` (reason tool use) inside a :meth:`Database.sqlite_unit`'s transaction."""
+    balance = _SQLITE_RESERVE.scalar(connection, {"reserve_account_id": account_id, "cost": cost})
+    if balance is None:
+        account = _SQLITE_ACCOUNT_STATE.first(connection, {"account_id": account_id})
+        raise _shortfall(account, account_id, cost)
+    entry = _entry(account_id, Reason.TOOL_USE, -cost, balance, reference, operation, now)
+    _SQLITE_INSERT_ENTRY.run(connection, _entry_row(entry))
+    return entry
 
 
 async def refund(
@@ -192,7 +221,36 @@ async def _append(
     now: datetime,
 ) -> LedgerEntry:
     """Write one ledger row (a Core insert: no unit of work on the hot path); returns it detached."""
-    entry = LedgerEntry(
+    entry = _entry(account_id, reason, amount, balance_after, reference, operation, now)
+    await session.execute(_INSERT_ENTRY, _entry_row(entry))
+    return entry
+
+
+_ENTRY_COLUMNS = (
+    "id",
+    "account_id",
+    "reason",
+    "amount",
+    "balance_after",
+    "reference",
+    "operation",
+    "created_at",
+)
+_SQLITE_INSERT_ENTRY = SqliteStatement(
+    insert(table_of(LedgerEntry)).values({name: bindparam(name) for name in _ENTRY_COLUMNS})
+)
+
+
+def _entry(
+    account_id: str,
+    reason: Reason,
+    amount: int,
+    balance_after: int,
+    reference: str,
+    operation: str | None,
+    now: datetime,
+) -> LedgerEntry:
+    return LedgerEntry(
         id=new_id(),
         account_id=account_id,
         reason=reason.value,
@@ -202,20 +260,10 @@ async def _append(
         operation=operation,
         created_at=now,
     )
-    await session.execute(
-        _INSERT_ENTRY,
-        {
-            "id": entry.id,
-            "account_id": account_id,
-            "reason": entry.reason,
-            "amount": amount,
-            "balance_after": balance_after,
-            "reference": reference,
-            "operation": operation,
-            "created_at": now,
-        },
-    )
-    return entry
+
+
+def _entry_row(entry: LedgerEntry) -> dict[str, Any]:
+    return {name: getattr(entry, name) for name in _ENTRY_COLUMNS}
 
 
 # --- check-in ---------------------------------------------------------------------------------

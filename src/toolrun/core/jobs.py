@@ -8,6 +8,7 @@ UPDATE), and the unique ledger reference backs that up.
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -62,6 +63,25 @@ class Created:
 
 
 _INSERT_JOB = insert(table_of(Job))
+_QUEUED_COLUMNS = (
+    "id",
+    "account_id",
+    "kind",
+    "action",
+    "variant",
+    "status",
+    "payload",
+    "result",
+    "credit_cost",
+    "credits_refunded",
+    "reservation_id",
+    "attempts",
+    "created_at",
+    "deadline_at",
+)
+_SQLITE_INSERT_JOB = SqliteStatement(
+    insert(table_of(Job)).values({name: bindparam(name) for name in _QUEUED_COLUMNS})
+)
 _JOB_OF_ACCOUNT = select(Job.__table__).where(
     Job.__table__.c.id == bindparam("job_id"),
     Job.__table__.c.account_id == bindparam("account_id"),
@@ -120,9 +140,70 @@ async def create(
     reservation = await credits.reserve(
         session, account_id=account.id, reference=f"job:{job_id}", operation=action, now=now
     )
-    row = {
+    row = _queued_row(
+        job_id, account.id, kind, action, variant, payload, reservation.id, now, settings
+    )
+    await session.execute(_INSERT_JOB, row)
+    if settings.job_wakeup == "notify":
+        await queue.send_wakeup(session)
+    return Created(job=Job(**row), replayed=False, balance=reservation.balance_after)
+
+
+async def create_queued(
+    db: Database,
+    *,
+    account: Account,
+    kind: str,
+    action: str,
+    payload: dict[str, Any],
+    settings: Settings,
+    now: datetime,
+    variant: str | None = None,
+) -> Created:
+    """:func:`create` without an Idempotency-Key, in a transaction of its own: on SQLite one
+    unit in the connection's thread, elsewhere Core statements on a bare transaction."""
+    if not db.is_sqlite:
+        async with db.transaction() as connection:
+            return await create(
+                connection,
+                account=account,
+                kind=kind,
+                action=action,
+                payload=payload,
+                settings=settings,
+                now=now,
+                variant=variant,
+            )
+    job_id = str(uuid.uuid4())
+
+    def work(connection: sqlite3.Connection) -> Created:
+        reservation = credits.reserve_on_sqlite(
+            connection, account_id=account.id, reference=f"job:{job_id}", operation=action, now=now
+        )
+        row = _queued_row(
+            job_id, account.id, kind, action, variant, payload, reservation.id, now, settings
+        )
+        _SQLITE_INSERT_JOB.run(connection, row)
+        return Created(job=Job(**row), replayed=False, balance=reservation.balance_after)
+
+    return await db.sqlite_unit(work, write=True)
+
+
+def _queued_row(
+    job_id: str,
+    account_id: str,
+    kind: str,
+    action: str,
+    variant: str | None,
+    payload: dict[str, Any],
+    reservation_id: str,
+    now: datetime,
+    settings: Settings,
+) -> dict[str, Any]:
+    """A new, queued job's row."""
+    return {
         "id": job_id,
-        "account_id": account.id,
+        "account_id": account_id,
         "kind": kind,
         "action": action,
         "variant": variant,
@@ -131,15 +212,11 @@ async def create(
         "result": None,
         "credit_cost": credits.TOOL_COST,
         "credits_refunded": False,
-        "reservation_id": reservation.id,
+        "reservation_id": reservation_id,
         "attempts": 0,
         "created_at": now,
         "deadline_at": now + timedelta(seconds=settings.job_timeout_s),
     }
-    await session.execute(_INSERT_JOB, row)
-    if settings.job_wakeup == "notify":
-        await queue.send_wakeup(session)
-    return Created(job=Job(**row), replayed=False, balance=reservation.balance_after)
 
 
 async def _live_key(
