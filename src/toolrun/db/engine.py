@@ -5,6 +5,10 @@ the only way code gets a session. On SQLite every write transaction starts with
 ``BEGIN IMMEDIATE`` (writers queue on the database lock instead of failing with
 "database is locked" half-way) and reads use a separate engine with plain
 deferred transactions, so WAL readers never wait for writers.
+
+The few statements every request runs skip SQLAlchemy's per-call work: on
+PostgreSQL as a ``DriverStatement`` on asyncpg itself, on SQLite as a
+``Database.sqlite_unit`` of ``SqliteStatement``s run in the connection's thread.
 """
 
 from __future__ import annotations
