@@ -206,14 +206,15 @@ class FileStorage:
         if not _still_named(descriptor, path):
             raise ObjectChanged(key)  # assembled (and renamed) while this part waited
         view = memoryview(data).cast("B")
-        start, length = offset, len(view)
         while view:
             written = os.pwrite(descriptor, view, offset)
             view, offset = view[written:], offset + written
-        # Start this part's write-back now, without waiting for it, and let its pages go once
-        # written: complete's fsync then finds little left to flush (0.07 s → 0.01 s for
-        # 256 MiB), and uploads do not crowd the page cache.
-        os.posix_fadvise(descriptor, start, length, os.POSIX_FADV_DONTNEED)
+        # Start the write-back of this part now, without waiting for it, and let go of the
+        # pages of parts already written back: complete's fsync then finds little left to flush
+        # (0.07 s → 0.01 s for 256 MiB), and the next part reuses freed pages instead of
+        # taking fresh ones (where the host backs memory on first touch, fresh pages made the
+        # write of a part ten times slower).
+        os.posix_fadvise(descriptor, 0, 0, os.POSIX_FADV_DONTNEED)
 
     def _open_parts(self, path: Path) -> int:
         """Open (or create) the file the parts are written into."""
