@@ -9,18 +9,30 @@ unique: a refund, a signup grant or a day's check-in can be written only once.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Integer, bindparam, case, exists, insert, select, update
+from sqlalchemy import (
+    CTE,
+    Integer,
+    String,
+    bindparam,
+    case,
+    exists,
+    insert,
+    literal_column,
+    select,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from toolrun.config import Settings
 from toolrun.core.errors import InsufficientCredits, NotFound
-from toolrun.db.base import new_id
+from toolrun.db.base import UTCDateTime, new_id
 from toolrun.db.dialect import upsert_insert
 from toolrun.db.engine import (
     Database,
@@ -120,20 +132,54 @@ async def reserve(
         await session.execute(_RESERVE, {"reserve_account_id": account_id, "cost": cost})
     ).scalar_one_or_none()
     if balance is None:
-        account = (await session.execute(_ACCOUNT_STATE, {"account_id": account_id})).first()
+        account = (
+            (await session.execute(_ACCOUNT_STATE, {"account_id": account_id})).mappings().first()
+        )
         raise _shortfall(account, account_id, cost)
     return await _append(session, account_id, reason, -cost, balance, reference, operation, now)
 
 
-def _shortfall(account: Any, account_id: str, cost: int) -> Exception:
+def _shortfall(account: Mapping[Any, Any] | None, account_id: str, cost: int) -> Exception:
     """Why a reservation of ``cost`` found nothing to take, from the account's state."""
     if account is None:
         return NotFound(f"account {account_id} not found")
-    if account.is_anonymous and account.anonymous_spent + cost > account.anonymous_limit:
+    spent, limit = account["anonymous_spent"], account["anonymous_limit"]
+    if account["is_anonymous"] and spent + cost > limit:
         return RegistrationRequired()
     return InsufficientCredits(
-        f"not enough credits: balance {account.balance}, this operation costs {cost}"
+        f"not enough credits: balance {account['balance']}, this operation costs {cost}"
     )
+
+
+def reservation_ctes() -> tuple[CTE, CTE]:
+    """:func:`reserve` (reason tool use) as two CTEs of one PostgreSQL statement: ``reserved``,
+    the guarded UPDATE with the new balance (no row: nothing taken), and ``entry``, its ledger
+    row, written only when ``reserved`` has one. Parameters: ``reserve_account_id``, ``cost``,
+    ``entry_id``, ``reference``, ``operation``, ``now``."""
+    reserved = _RESERVE.cte("reserved")
+    entry = insert(table_of(LedgerEntry)).from_select(
+        list(_ENTRY_COLUMNS),
+        select(
+            bindparam("entry_id", type_=String()),
+            bindparam("reserve_account_id", type_=String()),
+            literal_column(f"'{Reason.TOOL_USE.value}'"),
+            -_cost,
+            reserved.c.balance,
+            bindparam("reference", type_=String()),
+            bindparam("operation", type_=String()),
+            bindparam("now", type_=UTCDateTime()),
+        ),
+    )
+    return reserved, entry.cte("entry")
+
+
+_DRIVER_ACCOUNT_STATE = DriverStatement(_ACCOUNT_STATE)
+
+
+async def shortfall_on_postgres(db: Database, *, account_id: str, cost: int) -> Exception:
+    """Why a reservation made by a :func:`reservation_ctes` statement took nothing."""
+    account = await db.fetch_one(_DRIVER_ACCOUNT_STATE, {"account_id": account_id})
+    return _shortfall(account, account_id, cost)
 
 
 _SQLITE_RESERVE = SqliteStatement(_RESERVE)

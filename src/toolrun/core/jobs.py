@@ -15,15 +15,37 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
-from sqlalchemy import bindparam, delete, insert, select
+from sqlalchemy import (
+    Integer,
+    String,
+    bindparam,
+    cast,
+    delete,
+    false,
+    func,
+    insert,
+    literal_column,
+    null,
+    select,
+)
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.sql.elements import ColumnElement
 
 from toolrun.config import Settings
 from toolrun.core import credits
 from toolrun.core.errors import Conflict, NotFound
 from toolrun.db import queue
+from toolrun.db.base import UTCDateTime, new_id
 from toolrun.db.dialect import upsert_insert
-from toolrun.db.engine import Database, Executor, ReadSession, SqliteStatement, WriteSession
+from toolrun.db.engine import (
+    Database,
+    DriverStatement,
+    Executor,
+    ReadSession,
+    SqliteStatement,
+    WriteSession,
+)
 from toolrun.db.tables import Account, IdempotencyKey, Job, JobStatus, table_of
 
 IDEMPOTENCY_RETENTION = timedelta(hours=24)
@@ -79,6 +101,45 @@ _QUEUED_COLUMNS = (
     "created_at",
     "deadline_at",
 )
+
+
+def _postgres_create(*, notify: bool) -> DriverStatement:
+    """Reservation, ledger row, job row (and the workers' wake-up) as one PostgreSQL statement:
+    one round trip in autocommit, atomic as any statement; no row when nothing was taken."""
+    reserved, entry = credits.reservation_ctes()
+
+    def text_of(name: str) -> ColumnElement[Any]:
+        return bindparam(name, type_=String())
+
+    values: dict[str, ColumnElement[Any]] = {
+        "id": text_of("job_id"),
+        "account_id": text_of("reserve_account_id"),
+        "kind": text_of("kind"),
+        "action": text_of("action"),
+        "variant": text_of("variant"),
+        "status": text_of("status"),
+        "payload": cast(text_of("payload"), JSONB),
+        "result": null(),
+        "credit_cost": bindparam("cost", type_=Integer()),
+        "credits_refunded": false(),
+        "reservation_id": text_of("entry_id"),
+        "attempts": literal_column("0"),
+        "created_at": bindparam("now", type_=UTCDateTime()),
+        "deadline_at": bindparam("deadline_at", type_=UTCDateTime()),
+    }
+    job = (
+        insert(table_of(Job))
+        .from_select(list(values), select(*values.values()).select_from(reserved))
+        .cte("job")
+    )
+    columns: list[ColumnElement[Any]] = [reserved.c.balance]
+    if notify:
+        columns.append(func.pg_notify(text_of("channel"), literal_column("''")))
+    return DriverStatement(select(*columns).add_cte(entry, job))
+
+
+_POSTGRES_CREATE = _postgres_create(notify=False)
+_POSTGRES_CREATE_NOTIFY = _postgres_create(notify=True)
 _SQLITE_INSERT_JOB = SqliteStatement(
     insert(table_of(Job)).values({name: bindparam(name) for name in _QUEUED_COLUMNS})
 )
@@ -162,19 +223,33 @@ async def create_queued(
 ) -> Created:
     """:func:`create` without an Idempotency-Key, in a transaction of its own: on SQLite one
     unit in the connection's thread, elsewhere Core statements on a bare transaction."""
-    if not db.is_sqlite:
-        async with db.transaction() as connection:
-            return await create(
-                connection,
-                account=account,
-                kind=kind,
-                action=action,
-                payload=payload,
-                settings=settings,
-                now=now,
-                variant=variant,
-            )
     job_id = str(uuid.uuid4())
+    if not db.is_sqlite:
+        entry_id = new_id()
+        row = _queued_row(
+            job_id, account.id, kind, action, variant, payload, entry_id, now, settings
+        )
+        statement = _POSTGRES_CREATE_NOTIFY if settings.job_wakeup == "notify" else _POSTGRES_CREATE
+        reserved = await db.fetch_one(
+            statement,
+            {
+                **row,
+                "payload": orjson.dumps(payload).decode(),
+                "job_id": job_id,
+                "entry_id": entry_id,
+                "reserve_account_id": account.id,
+                "cost": credits.TOOL_COST,
+                "reference": f"job:{job_id}",
+                "operation": action,
+                "now": now,
+                "channel": queue.CHANNEL,
+            },
+        )
+        if reserved is None:
+            raise await credits.shortfall_on_postgres(
+                db, account_id=account.id, cost=credits.TOOL_COST
+            )
+        return Created(job=Job(**row), replayed=False, balance=reserved["balance"])
 
     def work(connection: sqlite3.Connection) -> Created:
         reservation = credits.reserve_on_sqlite(
