@@ -79,7 +79,9 @@ async def grant(
             .returning(Account.balance)
         )
     ).scalar_one()
-    return await _append(session, account_id, reason, amount, balance, reference, operation, now)
+    return await _append(
+        session, _entry(account_id, reason, amount, balance, reference, operation, now)
+    )
 
 
 _cost = bindparam("cost", type_=Integer())
@@ -136,7 +138,9 @@ async def reserve(
             (await session.execute(_ACCOUNT_STATE, {"account_id": account_id})).mappings().first()
         )
         raise _shortfall(account, account_id, cost)
-    return await _append(session, account_id, reason, -cost, balance, reference, operation, now)
+    return await _append(
+        session, _entry(account_id, reason, -cost, balance, reference, operation, now)
+    )
 
 
 def _shortfall(account: Mapping[Any, Any] | None, account_id: str, cost: int) -> Exception:
@@ -241,8 +245,7 @@ async def refund(
             .returning(Account.balance)
         )
     ).scalar_one()
-    return await _append(
-        session,
+    entry = _entry(
         reservation.account_id,
         Reason.REFUND,
         amount,
@@ -251,23 +254,14 @@ async def refund(
         reservation.operation,
         now,
     )
+    return await _append(session, entry)
 
 
 _INSERT_ENTRY = insert(table_of(LedgerEntry))
 
 
-async def _append(
-    session: WriteSession | AsyncConnection,
-    account_id: str,
-    reason: Reason,
-    amount: int,
-    balance_after: int,
-    reference: str,
-    operation: str | None,
-    now: datetime,
-) -> LedgerEntry:
+async def _append(session: WriteSession | AsyncConnection, entry: LedgerEntry) -> LedgerEntry:
     """Write one ledger row (a Core insert: no unit of work on the hot path); returns it detached."""
-    entry = _entry(account_id, reason, amount, balance_after, reference, operation, now)
     await session.execute(_INSERT_ENTRY, _entry_row(entry))
     return entry
 

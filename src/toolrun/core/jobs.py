@@ -150,7 +150,7 @@ _JOB_OF_ACCOUNT = select(Job.__table__).where(
 
 
 async def create(
-    session: WriteSession | AsyncConnection,
+    session: WriteSession,
     *,
     account: Account,
     kind: str,
@@ -166,13 +166,12 @@ async def create(
 
     Raises ``InsufficientCredits`` (402) with nothing written, ``IdempotencyMismatch``
     (409), or ``IdempotencyRace`` when a concurrent first use won: the caller
-    retries in a new transaction and gets the replay. Without an Idempotency-Key,
-    ``session`` may be a bare ``Database.transaction()`` connection (no ORM work).
+    retries in a new transaction and gets the replay. :func:`create_queued` is the faster
+    path of a job without an Idempotency-Key.
     """
     job_id = str(uuid.uuid4())
     if idempotency_key is not None:
         assert request_fingerprint is not None
-        assert isinstance(session, WriteSession), "an Idempotency-Key needs a session"
         existing = await _live_key(session, account.id, idempotency_key, now)
         if existing is not None:
             if existing.fingerprint != request_fingerprint:
@@ -221,8 +220,8 @@ async def create_queued(
     now: datetime,
     variant: str | None = None,
 ) -> Created:
-    """:func:`create` without an Idempotency-Key, in a transaction of its own: on SQLite one
-    unit in the connection's thread, elsewhere Core statements on a bare transaction."""
+    """:func:`create` without an Idempotency-Key, in a transaction of its own: one statement on
+    PostgreSQL, one unit in the connection's thread on SQLite."""
     job_id = str(uuid.uuid4())
     if not db.is_sqlite:
         entry_id = new_id()
