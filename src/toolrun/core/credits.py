@@ -116,7 +116,7 @@ _ACCOUNT_STATE = select(
 
 
 async def reserve(
-    session: WriteSession | AsyncConnection,
+    session: WriteSession,
     *,
     account_id: str,
     reference: str,
@@ -257,10 +257,7 @@ async def refund(
     return await _append(session, entry)
 
 
-_INSERT_ENTRY = insert(table_of(LedgerEntry))
-
-
-async def _append(session: WriteSession | AsyncConnection, entry: LedgerEntry) -> LedgerEntry:
+async def _append(session: WriteSession, entry: LedgerEntry) -> LedgerEntry:
     """Write one ledger row (a Core insert: no unit of work on the hot path); returns it detached."""
     await session.execute(_INSERT_ENTRY, _entry_row(entry))
     return entry
@@ -276,9 +273,10 @@ _ENTRY_COLUMNS = (
     "operation",
     "created_at",
 )
-_SQLITE_INSERT_ENTRY = SqliteStatement(
-    insert(table_of(LedgerEntry)).values({name: bindparam(name) for name in _ENTRY_COLUMNS})
+_INSERT_ENTRY = insert(table_of(LedgerEntry)).values(
+    {name: bindparam(name) for name in _ENTRY_COLUMNS}
 )
+_SQLITE_INSERT_ENTRY = SqliteStatement(_INSERT_ENTRY)
 
 
 def _entry(

@@ -84,7 +84,6 @@ class Created:
     """The account's balance after this request (a replay charges nothing)."""
 
 
-_INSERT_JOB = insert(table_of(Job))
 _QUEUED_COLUMNS = (
     "id",
     "account_id",
@@ -101,6 +100,7 @@ _QUEUED_COLUMNS = (
     "created_at",
     "deadline_at",
 )
+_INSERT_JOB = insert(table_of(Job)).values({name: bindparam(name) for name in _QUEUED_COLUMNS})
 
 
 def _postgres_create(*, notify: bool) -> DriverStatement:
@@ -112,7 +112,7 @@ def _postgres_create(*, notify: bool) -> DriverStatement:
         return bindparam(name, type_=String())
 
     values: dict[str, ColumnElement[Any]] = {
-        "id": text_of("job_id"),
+        "id": text_of("id"),
         "account_id": text_of("reserve_account_id"),
         "kind": text_of("kind"),
         "action": text_of("action"),
@@ -140,9 +140,7 @@ def _postgres_create(*, notify: bool) -> DriverStatement:
 
 _POSTGRES_CREATE = _postgres_create(notify=False)
 _POSTGRES_CREATE_NOTIFY = _postgres_create(notify=True)
-_SQLITE_INSERT_JOB = SqliteStatement(
-    insert(table_of(Job)).values({name: bindparam(name) for name in _QUEUED_COLUMNS})
-)
+_SQLITE_INSERT_JOB = SqliteStatement(_INSERT_JOB)
 _JOB_OF_ACCOUNT = select(Job.__table__).where(
     Job.__table__.c.id == bindparam("job_id"),
     Job.__table__.c.account_id == bindparam("account_id"),
@@ -234,7 +232,6 @@ async def create_queued(
             {
                 **row,
                 "payload": orjson.dumps(payload).decode(),
-                "job_id": job_id,
                 "entry_id": entry_id,
                 "reserve_account_id": account.id,
                 "cost": credits.TOOL_COST,

@@ -5,13 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 
 
-def dialect_name(executor: AsyncSession | AsyncConnection) -> str:
-    if isinstance(executor, AsyncConnection):
-        return executor.dialect.name
-    return executor.get_bind().dialect.name
+def dialect_name(session: AsyncSession) -> str:
+    return session.get_bind().dialect.name
 
 
 def upsert_insert(session: AsyncSession, table: Any) -> Any:

@@ -18,7 +18,6 @@ from typing import Any
 
 from sqlalchemy import and_, bindparam, select, text, update
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from toolrun.db.base import UTCDateTime
 from toolrun.db.dialect import dialect_name
@@ -175,10 +174,10 @@ async def requeue(session: WriteSession, *, job_id: str, worker_id: str | None) 
     return result.first() is not None
 
 
-async def send_wakeup(executor: WriteSession | AsyncConnection) -> None:
+async def send_wakeup(session: WriteSession) -> None:
     """Ask listening workers to claim; PostgreSQL delivers it when the transaction commits."""
-    if dialect_name(executor) == "postgresql":
-        await executor.execute(_NOTIFY, {"channel": CHANNEL})
+    if dialect_name(session) == "postgresql":
+        await session.execute(_NOTIFY, {"channel": CHANNEL})
 
 
 _NOTIFY = text("SELECT pg_notify(:channel, '')")
