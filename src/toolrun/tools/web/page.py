@@ -19,7 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
-from itertools import islice
 from operator import methodcaller
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
@@ -28,6 +27,7 @@ from charset_normalizer import from_bytes
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from toolrun.tools.web.models import RedirectHop
+from toolrun.tools.web.treewalk import TreeWalker
 
 if TYPE_CHECKING:
     from toolrun.net.fetch import FetchResult
@@ -86,20 +86,8 @@ _SELECTORS = {
     name: ", ".join(tag for tag, lists in _INDEXED.items() if name in lists)
     for name in {name for lists in _INDEXED.values() for name in lists}
 }
-_SCRATCH = LexborHTMLParser("")
-
-
-def _tag_id(tag: str) -> int:
-    """Lexbor's id of a standard tag (comparing ids is cheaper than reading names)."""
-    return _SCRATCH.create_node(tag).tag_id
-
-
-_INDEXED_BY_ID = {_tag_id(tag): lists for tag, lists in _INDEXED.items()}
-_HEADING_LEVELS = {_tag_id(f"h{level}"): level for level in range(1, 7)}
-_A_ID = _tag_id("a")
-_IMG_ID = _tag_id("img")
+_WALKER = TreeWalker(_INDEXED)
 _READ_TAGS = ("a", "img")
-_HIDDEN_IDS = frozenset(_tag_id(tag) for tag in ("script", "style", "template", "noscript"))
 _GET_SRC = methodcaller("get", "src")
 _BARE_ATTRIBUTE = re.compile(r"\[([a-z][a-z-]*)\]")
 
@@ -310,77 +298,39 @@ class Page:
         return self._walk(read=False)
 
     def _walk(self, *, read: bool) -> dict[str, list[LexborNode]]:
-        """The element index in one walk; also sets ``heading_nodes`` and, with ``read``,
-        the ``anchor_*`` lists and ``images``. Links and images read here are not listed:
-        thousands of kept node objects cost allocations and garbage-collector passes, and
-        the few checks that need a link's node get them by a walk for the tag alone."""
+        """The element index in one walk (in C: ``treewalk``); also sets ``heading_nodes`` and,
+        with ``read``, the ``anchor_*`` lists and ``images``. Links and images read here are
+        not listed: thousands of kept node objects cost allocations and garbage-collector
+        passes, and the few checks that need a link's node get them by a walk for the tag."""
         lists: dict[str, list[LexborNode]] = {name: [] for name in _SELECTORS}
-        # If the hidden elements are still in the tree, this walk finds them too (saving a
-        # selector walk, which costs about as much), does not index what a noscript holds,
-        # and removes them after.
-        hidden: list[LexborNode] | None = [] if "_hidden_facts" not in self.__dict__ else None
-        reread = False
         if read:
             for name in _READ_TAGS:
                 del lists[name]
-        adds = {
-            tag_id: tuple(lists[name].append for name in names if name in lists)
-            for tag_id, names in _INDEXED_BY_ID.items()
-        }
-        if hidden is not None:
-            adds.update(dict.fromkeys(_HIDDEN_IDS, _HIDE))
-        headings: list[tuple[int, LexborNode]] = []
-        anchor_attrs: list[dict[str, str | None]] = []
-        anchor_hrefs: list[str | None] = []
-        anchor_rels: list[str | None] = []
-        anchor_texts: list[str] = []
-        images: list[dict[str, str | None]] = []
-        image_srcs: list[str | None] = []
-        levels = _HEADING_LEVELS
-        root = (self._parsed if hidden is not None else self.tree).root
-        walk = root.traverse() if root is not None else iter(())
-        for node in walk:
-            tag_id = node.tag_id
-            found = adds.get(tag_id)
-            if found is None:
-                continue
-            if found is _HIDE and hidden is not None:
-                hidden.append(node)
-                reread = reread or _inside_anchor(node)
-                # the elements a noscript holds come next in the walk: not indexed
-                for inner in islice(walk, sum(1 for _ in node.traverse()) - 1):
-                    if inner.tag_id in _HIDDEN_IDS:
-                        hidden.append(inner)
-                continue
-            for add in found:
-                add(node)
-            if tag_id in levels:
-                headings.append((levels[tag_id], node))
-            elif not read:
-                continue
-            elif tag_id == _A_ID:
-                attrs = node.attributes
-                anchor_attrs.append(attrs)
-                anchor_hrefs.append(attrs["href"] or "" if "href" in attrs else None)
-                anchor_rels.append(attrs.get("rel"))
-                anchor_texts.append(node.text_lexbor())  # equals text(deep=True)
-            elif tag_id == _IMG_ID:
-                attrs = node.attributes
-                images.append(attrs)
-                image_srcs.append(attrs.get("src"))
-        self.__dict__["heading_nodes"] = headings
-        if hidden is not None:
-            self._remove_hidden(hidden)
-            if reread:  # a link's text read above held a script's or style's text
+        # If the hidden elements are still in the tree, this walk finds them too (saving a
+        # selector walk, which costs about as much), does not index what they hold, and
+        # removes them after.
+        hidden = "_hidden_facts" not in self.__dict__
+        root = self._parsed.root
+        if root is None:  # lexbor always builds <html>; a guard for the types
+            if hidden:
+                self._remove_hidden([])
+            self.__dict__["heading_nodes"] = []
+            return lists
+        walked = _WALKER.walk(root, self._parsed, lists, read=read, hidden=hidden)
+        self.__dict__["heading_nodes"] = walked.headings
+        anchor_texts = walked.anchor_texts
+        if hidden:
+            self._remove_hidden(walked.hidden)
+            if walked.hidden_inside_link:  # a link's text read above held a script's text
                 anchor_texts = [node.text_lexbor() for node in self.elements("a")]
         if read:
             self.__dict__.update(
-                anchor_attrs=anchor_attrs,
-                anchor_hrefs=anchor_hrefs,
-                anchor_rels=anchor_rels,
+                anchor_attrs=walked.anchor_attrs,
+                anchor_hrefs=walked.anchor_hrefs,
+                anchor_rels=walked.anchor_rels,
                 anchor_texts=anchor_texts,
-                images=images,
-                image_srcs=image_srcs,
+                images=walked.images,
+                image_srcs=walked.image_srcs,
             )
         return lists
 
@@ -767,22 +717,6 @@ class _Hidden:
     json_ld_blocks: list[str] = field(default_factory=list)
     external_scripts: list[str] = field(default_factory=list)
     noscript_text: str = ""
-
-
-def _hidden_marker(node: LexborNode) -> None:
-    """Never called: ``_HIDE`` marks the hidden tags in a walk's table by identity."""
-
-
-_HIDE: tuple[Callable[[LexborNode], None], ...] = (_hidden_marker,)
-
-
-def _inside_anchor(node: LexborNode) -> bool:
-    current = node.parent
-    while current is not None:
-        if current.tag_id == _A_ID:
-            return True
-        current = current.parent
-    return False
 
 
 def _css_href(attrs: dict[str, str | None]) -> str | None:

@@ -1,0 +1,371 @@
+/* One walk over a selectolax (lexbor) tree in C: the element index of page.py.
+ *
+ * Walking 24,000 elements in Python costs more than parsing them; this module does the
+ * same walk over lexbor's nodes, through the lexbor functions selectolax's extension
+ * exports, and hands back the same Python objects the Python walk built: LexborNode
+ * objects (made by selectolax's own constructor, LexborNode.new, taken from the type's
+ * Cython vtable) and the attributes and texts of links and images, decoded as selectolax
+ * decodes them (UTF-8, invalid bytes replaced).
+ *
+ * bind() must run once before walk(); toolrun/tools/web/treewalk.py does it and checks
+ * the result against selectolax's own API.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <dlfcn.h>
+#include <stdint.h>
+
+typedef struct lexbor_node lexbor_node;
+typedef struct lexbor_attr lexbor_attr;
+typedef unsigned char lexbor_char;
+
+enum { ELEMENT_NODE = 1 };
+
+/* What walk() does with an element, by tag id (the ``kinds`` table). */
+enum {
+    KIND_NONE = 0,
+    KIND_INDEXED = 1,  /* appended to each list of routes[tag_id] */
+    KIND_HIDDEN = 2,   /* script, style, template, noscript: noted, subtree not indexed */
+    KIND_LINK = 3,     /* <a>: read (attributes, href, rel, text), or indexed if not reading */
+    KIND_IMAGE = 4,    /* <img>: read (attributes, src), or indexed if not reading */
+    KIND_HEADING = 10, /* 11..16: h1..h6, indexed and listed with their level */
+};
+
+static lexbor_node *(*node_first_child)(lexbor_node *);
+static lexbor_node *(*node_next)(lexbor_node *);
+static lexbor_node *(*node_parent)(lexbor_node *);
+static uintptr_t (*node_tag_id)(lexbor_node *);
+static int (*node_type)(lexbor_node *);
+static lexbor_attr *(*element_first_attribute)(lexbor_node *);
+static lexbor_attr *(*element_next_attribute)(lexbor_attr *);
+static const lexbor_char *(*attr_qualified_name)(lexbor_attr *, size_t *);
+static const lexbor_char *(*attr_value)(lexbor_attr *, size_t *);
+static lexbor_char *(*node_text_content)(lexbor_node *, size_t *);
+static void *(*document_destroy_text)(lexbor_node *, lexbor_char *);
+static PyObject *(*new_node)(lexbor_node *, PyObject *);
+
+static PyObject *href_name, *rel_name, *src_name, *empty_text;
+
+static int bind_symbol(void *library, const char *name, void **target) {
+    *target = dlsym(library, name);
+    if (*target == NULL) {
+        PyErr_Format(PyExc_ImportError, "selectolax's lexbor does not export %s", name);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *bind(PyObject *module, PyObject *args) {
+    const char *path;
+    PyObject *vtable;
+    if (!PyArg_ParseTuple(args, "sO!", &path, &PyCapsule_Type, &vtable)) {
+        return NULL;
+    }
+    /* The extension is already loaded by ``import selectolax.lexbor``: take its handle. */
+    void *library = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    if (library == NULL) {
+        PyErr_Format(PyExc_ImportError, "selectolax's lexbor is not loaded: %s", dlerror());
+        return NULL;
+    }
+    const struct {
+        const char *name;
+        void **target;
+    } symbols[] = {
+        {"lxb_dom_node_first_child_noi", (void **)&node_first_child},
+        {"lxb_dom_node_next_noi", (void **)&node_next},
+        {"lxb_dom_node_parent_noi", (void **)&node_parent},
+        {"lxb_dom_node_tag_id_noi", (void **)&node_tag_id},
+        {"lxb_dom_node_type_noi", (void **)&node_type},
+        {"lxb_dom_element_first_attribute_noi", (void **)&element_first_attribute},
+        {"lxb_dom_element_next_attribute_noi", (void **)&element_next_attribute},
+        {"lxb_dom_attr_qualified_name", (void **)&attr_qualified_name},
+        {"lxb_dom_attr_value_noi", (void **)&attr_value},
+        {"lxb_dom_node_text_content", (void **)&node_text_content},
+        {"lxb_dom_document_destroy_text_noi", (void **)&document_destroy_text},
+    };
+    for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
+        if (bind_symbol(library, symbols[i].name, symbols[i].target) < 0) {
+            dlclose(library);
+            return NULL;
+        }
+    }
+    dlclose(library); /* the module keeps the extension loaded */
+    /* LexborNode.new is the first entry of the type's vtable (selectolax/lexbor.pxd). */
+    void **entries = PyCapsule_GetPointer(vtable, NULL);
+    if (entries == NULL) {
+        return NULL;
+    }
+    new_node = (PyObject * (*)(lexbor_node *, PyObject *)) entries[0];
+    Py_RETURN_NONE;
+}
+
+static PyObject *decode(const lexbor_char *data, size_t length) {
+    return PyUnicode_DecodeUTF8((const char *)data, (Py_ssize_t)length, "replace");
+}
+
+/* The element's attributes as selectolax's ``attributes`` gives them: qualified names,
+ * None for a valueless attribute; ``wanted`` (if not NULL) receives the value of
+ * attribute ``wanted_name`` (a new reference, or NULL when absent). */
+static PyObject *read_attributes(lexbor_node *element, PyObject *wanted_name, PyObject **wanted) {
+    PyObject *attributes = PyDict_New();
+    if (attributes == NULL) {
+        return NULL;
+    }
+    for (lexbor_attr *attr = element_first_attribute(element); attr != NULL;
+         attr = element_next_attribute(attr)) {
+        size_t name_length = 0, value_length = 0;
+        const lexbor_char *name = attr_qualified_name(attr, &name_length);
+        PyObject *key = decode(name, name_length);
+        if (key == NULL) {
+            Py_DECREF(attributes);
+            return NULL;
+        }
+        const lexbor_char *data = attr_value(attr, &value_length);
+        PyObject *value = data != NULL ? decode(data, value_length) : Py_NewRef(Py_None);
+        if (value == NULL || PyDict_SetItem(attributes, key, value) < 0) {
+            Py_DECREF(key);
+            Py_XDECREF(value);
+            Py_DECREF(attributes);
+            return NULL;
+        }
+        Py_DECREF(key);
+        Py_DECREF(value);
+    }
+    if (wanted != NULL) {
+        *wanted = PyDict_GetItemWithError(attributes, wanted_name);
+        if (*wanted == NULL && PyErr_Occurred()) {
+            Py_DECREF(attributes);
+            return NULL;
+        }
+        Py_XINCREF(*wanted);
+    }
+    return attributes;
+}
+
+/* lexbor's text_content (all descendant text, no separators): selectolax's text_lexbor. */
+static PyObject *read_text(lexbor_node *node, lexbor_node *document) {
+    size_t length = 0;
+    lexbor_char *text = node_text_content(node, &length);
+    if (text == NULL) {
+        return Py_NewRef(empty_text);
+    }
+    PyObject *result = length ? decode(text, length) : Py_NewRef(empty_text);
+    document_destroy_text(document, text);
+    return result;
+}
+
+typedef struct {
+    PyObject *headings, *hidden;
+    PyObject *anchor_attrs, *anchor_hrefs, *anchor_rels, *anchor_texts;
+    PyObject *images, *image_srcs;
+} Found;
+
+static int append_new(PyObject *list, PyObject *item) {
+    if (item == NULL) {
+        return -1;
+    }
+    int status = PyList_Append(list, item);
+    Py_DECREF(item);
+    return status;
+}
+
+static int read_anchor(Found *found, lexbor_node *node, lexbor_node *document) {
+    PyObject *href = NULL, *rel = NULL;
+    PyObject *attributes = read_attributes(node, href_name, &href);
+    if (attributes == NULL) {
+        return -1;
+    }
+    if (PyList_Append(found->anchor_attrs, attributes) < 0) {
+        goto fail;
+    }
+    /* href as CSS sees it: None without one, "" when valueless; rel None when valueless */
+    rel = PyDict_GetItemWithError(attributes, rel_name);
+    if (rel == NULL && PyErr_Occurred()) {
+        goto fail;
+    }
+    PyObject *css_href = href == NULL ? Py_None : href == Py_None ? empty_text : href;
+    if (PyList_Append(found->anchor_hrefs, css_href) < 0 ||
+        PyList_Append(found->anchor_rels, rel != NULL ? rel : Py_None) < 0 ||
+        append_new(found->anchor_texts, read_text(node, document)) < 0) {
+        goto fail;
+    }
+    Py_XDECREF(href);
+    Py_DECREF(attributes);
+    return 0;
+fail:
+    Py_XDECREF(href);
+    Py_DECREF(attributes);
+    return -1;
+}
+
+static int read_image(Found *found, lexbor_node *node) {
+    PyObject *src = NULL;
+    PyObject *attributes = read_attributes(node, src_name, &src);
+    if (attributes == NULL) {
+        return -1;
+    }
+    int status = PyList_Append(found->images, attributes) < 0 ||
+                         PyList_Append(found->image_srcs, src != NULL ? src : Py_None) < 0
+                     ? -1
+                     : 0;
+    Py_XDECREF(src);
+    Py_DECREF(attributes);
+    return status;
+}
+
+static int index_node(PyObject *routes, uintptr_t tag_id, PyObject *node) {
+    PyObject *lists = PyList_GET_ITEM(routes, tag_id);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(lists); i++) {
+        if (PyList_Append(PyTuple_GET_ITEM(lists, i), node) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int inside_kind(lexbor_node *node, const unsigned char *kinds, Py_ssize_t known, int kind) {
+    for (lexbor_node *up = node_parent(node); up != NULL; up = node_parent(up)) {
+        uintptr_t tag_id = node_tag_id(up);
+        if ((Py_ssize_t)tag_id < known && kinds[tag_id] == kind) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void release(Found *found) {
+    Py_XDECREF(found->headings);
+    Py_XDECREF(found->hidden);
+    Py_XDECREF(found->anchor_attrs);
+    Py_XDECREF(found->anchor_hrefs);
+    Py_XDECREF(found->anchor_rels);
+    Py_XDECREF(found->anchor_texts);
+    Py_XDECREF(found->images);
+    Py_XDECREF(found->image_srcs);
+}
+
+/* walk(root, parser, kinds, routes, read) -> (element_count, headings, hidden, reread,
+ * anchor_attrs, anchor_hrefs, anchor_rels, anchor_texts, images, image_srcs); see
+ * treewalk.py for the contract. */
+static PyObject *walk(PyObject *module, PyObject *args) {
+    unsigned long long root_address;
+    PyObject *parser, *routes;
+    Py_buffer kinds_buffer;
+    int read;
+    if (new_node == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "bind() was not called");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "KOy*O!p", &root_address, &parser, &kinds_buffer, &PyList_Type,
+                          &routes, &read)) {
+        return NULL;
+    }
+    const unsigned char *kinds = kinds_buffer.buf;
+    Py_ssize_t known = kinds_buffer.len;
+    if (PyList_GET_SIZE(routes) < known) {
+        PyBuffer_Release(&kinds_buffer);
+        PyErr_SetString(PyExc_ValueError, "routes is shorter than kinds");
+        return NULL;
+    }
+    Found found = {PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0),
+                   PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0)};
+    lexbor_node *root = (lexbor_node *)(uintptr_t)root_address;
+    lexbor_node *document = root, *node = root, *next, *hidden_root = NULL;
+    long element_count = 0;
+    int reread = 0;
+    if (found.headings == NULL || found.hidden == NULL || found.anchor_attrs == NULL ||
+        found.anchor_hrefs == NULL || found.anchor_rels == NULL || found.anchor_texts == NULL ||
+        found.images == NULL || found.image_srcs == NULL) {
+        goto fail;
+    }
+    while (node_parent(document) != NULL) {
+        document = node_parent(document); /* texts are given back to the document's arena */
+    }
+    for (;;) {
+        if (node_type(node) == ELEMENT_NODE) {
+            element_count++;
+            uintptr_t tag_id = node_tag_id(node);
+            int kind = (Py_ssize_t)tag_id < known ? kinds[tag_id] : KIND_NONE;
+            if (kind == KIND_HIDDEN) {
+                if (append_new(found.hidden, new_node(node, parser)) < 0) {
+                    goto fail;
+                }
+                reread = reread || inside_kind(node, kinds, known, KIND_LINK);
+                if (hidden_root == NULL) {
+                    hidden_root = node; /* what a noscript holds is not indexed */
+                }
+            } else if (hidden_root != NULL || kind == KIND_NONE) {
+                /* not indexed */
+            } else if (kind == KIND_LINK && read) {
+                if (read_anchor(&found, node, document) < 0) {
+                    goto fail;
+                }
+            } else if (kind == KIND_IMAGE && read) {
+                if (read_image(&found, node) < 0) {
+                    goto fail;
+                }
+            } else {
+                PyObject *item = new_node(node, parser);
+                if (item == NULL || index_node(routes, tag_id, item) < 0) {
+                    Py_XDECREF(item);
+                    goto fail;
+                }
+                if (kind > KIND_HEADING) {
+                    PyObject *pair = Py_BuildValue("(iO)", kind - KIND_HEADING, item);
+                    if (append_new(found.headings, pair) < 0) {
+                        Py_DECREF(item);
+                        goto fail;
+                    }
+                }
+                Py_DECREF(item);
+            }
+        }
+        next = node_first_child(node);
+        if (next != NULL) {
+            node = next;
+            continue;
+        }
+        while (node != root && (next = node_next(node)) == NULL) {
+            if (node == hidden_root) {
+                hidden_root = NULL;
+            }
+            node = node_parent(node);
+        }
+        if (node == root) {
+            break;
+        }
+        if (node == hidden_root) {
+            hidden_root = NULL;
+        }
+        node = next;
+    }
+    PyBuffer_Release(&kinds_buffer);
+    return Py_BuildValue("(lNNNNNNNNN)", element_count, found.headings, found.hidden,
+                         PyBool_FromLong(reread), found.anchor_attrs, found.anchor_hrefs,
+                         found.anchor_rels, found.anchor_texts, found.images, found.image_srcs);
+fail:
+    PyBuffer_Release(&kinds_buffer);
+    release(&found);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"bind", bind, METH_VARARGS, "Bind to selectolax's lexbor (its path, LexborNode's vtable)."},
+    {"walk", walk, METH_VARARGS, "The element index of a tree in one walk."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef definition = {
+    PyModuleDef_HEAD_INIT, "_lexbor_walk", "One walk over a lexbor tree in C.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__lexbor_walk(void) {
+    href_name = PyUnicode_InternFromString("href");
+    rel_name = PyUnicode_InternFromString("rel");
+    src_name = PyUnicode_InternFromString("src");
+    empty_text = PyUnicode_New(0, 0);
+    if (href_name == NULL || rel_name == NULL || src_name == NULL || empty_text == NULL) {
+        return NULL;
+    }
+    return PyModule_Create(&definition);
+}

@@ -1,0 +1,24 @@
+"""Types of the C walk (``_lexbor_walk.c``); ``treewalk.py`` is its one caller."""
+
+from selectolax.lexbor import LexborNode
+
+def bind(library_path: str, node_vtable: object, /) -> None: ...
+def walk(
+    root_address: int,
+    parser: object,
+    kinds: bytes,
+    routes: list[tuple[list[LexborNode], ...]],
+    read: bool,
+    /,
+) -> tuple[
+    int,
+    list[tuple[int, LexborNode]],
+    list[LexborNode],
+    bool,
+    list[dict[str, str | None]],
+    list[str | None],
+    list[str | None],
+    list[str],
+    list[dict[str, str | None]],
+    list[str | None],
+]: ...

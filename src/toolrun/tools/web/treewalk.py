@@ -1,0 +1,118 @@
+"""The element index of a parsed page in one walk, done in C (``_lexbor_walk.c``).
+
+A Python walk over a large page's elements costs more than the parse itself; the C
+walk visits lexbor's nodes directly and returns what the checks read: LexborNode
+objects of the indexed tags, headings with their level, the hidden (script, style,
+template, noscript) elements in document order, and the attributes and texts of every
+link and image. Binding to selectolax's extension is checked when this module is
+imported, against selectolax's own API, so that a selectolax release the binding does
+not fit fails at import rather than giving wrong results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import selectolax.lexbor
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+import toolrun.tools.web._lexbor_walk as _lexbor_walk
+
+KIND_INDEXED = 1
+KIND_HIDDEN = 2
+KIND_LINK = 3
+KIND_IMAGE = 4
+KIND_HEADING = 10  # + the level: 11 for h1 ... 16 for h6
+HIDDEN_TAGS = ("script", "style", "template", "noscript")
+_SCRATCH = LexborHTMLParser("")
+
+
+def tag_id(tag: str) -> int:
+    """Lexbor's id of a standard tag."""
+    return _SCRATCH.create_node(tag).tag_id
+
+
+@dataclass(slots=True)
+class Walked:
+    """What one walk found; the link and image lists are empty unless it read them."""
+
+    element_count: int
+    headings: list[tuple[int, LexborNode]]
+    hidden: list[LexborNode]
+    hidden_inside_link: bool
+    anchor_attrs: list[dict[str, str | None]]
+    anchor_hrefs: list[str | None]
+    anchor_rels: list[str | None]
+    anchor_texts: list[str]
+    images: list[dict[str, str | None]]
+    image_srcs: list[str | None]
+
+
+class TreeWalker:
+    """Walks trees for one table of indexed tags: tag -> the names of the lists it goes to."""
+
+    def __init__(self, indexed: dict[str, tuple[str, ...]]) -> None:
+        self.indexed = {tag_id(tag): names for tag, names in indexed.items()}
+        levels = {tag_id(f"h{level}"): level for level in range(1, 7)}
+        size = max([*self.indexed, *map(tag_id, HIDDEN_TAGS)]) + 1
+        kinds = bytearray(size)
+        for tag, _names in self.indexed.items():
+            kinds[tag] = KIND_HEADING + levels[tag] if tag in levels else KIND_INDEXED
+        kinds[tag_id("a")] = KIND_LINK
+        kinds[tag_id("img")] = KIND_IMAGE
+        self._kinds = bytes(kinds)
+        for tag in map(tag_id, HIDDEN_TAGS):
+            kinds[tag] = KIND_HIDDEN
+        self._kinds_with_hidden = bytes(kinds)
+
+    def walk(
+        self,
+        root: LexborNode,
+        parser: LexborHTMLParser,
+        lists: dict[str, list[LexborNode]],
+        *,
+        read: bool,
+        hidden: bool,
+    ) -> Walked:
+        """Append every indexed element below ``root`` (included) to its lists, in document
+        order. With ``read``, links and images are read instead of listed; with ``hidden``,
+        hidden elements are noted and what they hold is not indexed."""
+        kinds = self._kinds_with_hidden if hidden else self._kinds
+        routes: list[tuple[list[LexborNode], ...]] = [()] * len(kinds)
+        for tag, names in self.indexed.items():
+            routes[tag] = tuple(lists[name] for name in names if name in lists)
+        return Walked(*_lexbor_walk.walk(root.mem_id, parser, kinds, routes, read))
+
+
+def _bind() -> None:
+    vtable = LexborNode.__dict__.get("__pyx_vtable__")
+    if vtable is None:
+        raise ImportError("selectolax's LexborNode has no Cython vtable to bind to")
+    _lexbor_walk.bind(selectolax.lexbor.__file__, vtable)
+    page = LexborHTMLParser('<p><a href="/x" rel>Go <b>on</b></a><img src=i alt><h2>T</h2>')
+    [root], [anchor], [image], [heading] = (page.css(tag) for tag in ("html", "a", "img", "h2"))
+    lists: dict[str, list[LexborNode]] = {"heading": []}
+    walked = TreeWalker({"h2": ("heading",)}).walk(root, page, lists, read=True, hidden=True)
+    expected = (
+        [anchor.attributes],
+        ["/x"],
+        [None],
+        [anchor.text_lexbor()],
+        [image.attributes],
+        ["i"],
+        [heading.mem_id],
+    )
+    found = (
+        walked.anchor_attrs,
+        walked.anchor_hrefs,
+        walked.anchor_rels,
+        walked.anchor_texts,
+        walked.images,
+        walked.image_srcs,
+        [node.mem_id for node in lists["heading"]],
+    )
+    if found != expected or walked.element_count != len(page.css("*")):
+        raise ImportError(f"the C tree walk does not fit this selectolax: {found} != {expected}")
+
+
+_bind()
