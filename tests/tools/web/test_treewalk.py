@@ -1,0 +1,180 @@
+"""The C tree walk against selectolax's own API: same nodes, attributes and texts."""
+
+from __future__ import annotations
+
+from itertools import islice
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from toolrun.tools.web.page import _INDEXED, Page
+from toolrun.tools.web.treewalk import HIDDEN_TAGS, TreeWalker
+
+PIECES = (
+    '<a href="/p">',
+    "<a>",
+    "<a href>",
+    '<a href="https://x.example/" rel="nofollow noopener">',
+    '<a rel href="#top" xlink:href="/b">',
+    "</a>",
+    '<img src="/i.png" alt="An image" width=10>',
+    "<img alt>",
+    "<h1>",
+    "<h2>",
+    "<h3>Title</h3>",
+    "<h6>",
+    "</h1>",
+    "<script>var a = '<a href=x>';</script>",
+    '<script type="application/ld+json">{"@type": "Thing"}</script>',
+    "<style>a{}</style>",
+    "<noscript><img src=n><a href=/n>no</a><script>s</script></noscript>",
+    "<template><a href=t>t</a><h2>t</h2></template>",
+    "<svg><a href=s>svg</a><title>svg title</title></svg>",
+    "<my-widget><h2>custom</h2></my-widget>",
+    "<section>",
+    "</section>",
+    "<ul><li>one<li>two</ul>",
+    "<ol>",
+    "<table><tr><td>cell</table>",
+    '<meta name="description" content="d">',
+    '<link rel="icon" href="/f.ico">',
+    "<title>T</title>",
+    "<base href=/b/>",
+    "<form><input name=q><select><option>o</select><textarea>t</textarea></form>",
+    "<label>L</label><button>B</button><time datetime=2026-01-01>t</time>",
+    "<details><summary>S</summary></details><dl><dt>T<dd>D</dl>",
+    "<main>",
+    "<article>",
+    "<nav>",
+    "<video src=v><source src=s></video><audio src=a></audio><iframe src=f></iframe>",
+    "<div>",
+    "</div>",
+    "<p>",
+    "text ",
+    "caf\u00e9 \u6f22\u5b57 &amp; &lt; ",
+    "<!-- <a href=c>comment</a> -->",
+    "<p>x<a href=1>one<p>two</a>",
+)
+
+
+def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
+    """What the Python walk this replaces found (``root.traverse()``), for comparison."""
+    lists: dict[str, list[int]] = {name: [] for names in _INDEXED.values() for name in names}
+    if read:
+        del lists["a"], lists["img"]
+    found: dict[str, Any] = {
+        "headings": [],
+        "hidden": [],
+        "reread": False,
+        "anchors": [],
+        "images": [],
+    }
+    root = parser.root
+    assert root is not None
+    walk = root.traverse()
+    for node in walk:
+        tag = node.tag or ""
+        if tag in HIDDEN_TAGS:
+            found["hidden"].append(node.mem_id)
+            found["reread"] = found["reread"] or _inside(node, "a")
+            for inner in islice(walk, sum(1 for _ in node.traverse()) - 1):
+                if inner.tag in HIDDEN_TAGS:
+                    found["hidden"].append(inner.mem_id)
+            continue
+        if tag not in _INDEXED:
+            continue
+        if read and tag == "a":
+            attrs = node.attributes
+            href = attrs["href"] or "" if "href" in attrs else None
+            found["anchors"].append((attrs, href, attrs.get("rel"), node.text_lexbor()))
+        elif read and tag == "img":
+            found["images"].append((node.attributes, node.attributes.get("src")))
+        else:
+            for name in _INDEXED[tag]:
+                lists[name].append(node.mem_id)
+            if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+                found["headings"].append((int(tag[1]), node.mem_id))
+    found["lists"] = lists
+    found["elements"] = sum(1 for node in root.traverse() if node.is_element_node)
+    return found
+
+
+def walked(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
+    lists: dict[str, list[LexborNode]] = {name: [] for names in _INDEXED.values() for name in names}
+    if read:
+        del lists["a"], lists["img"]
+    root = parser.root
+    assert root is not None
+    result = TreeWalker(_INDEXED).walk(root, parser, lists, read=read, hidden=True)
+    return {
+        "headings": [(level, node.mem_id) for level, node in result.headings],
+        "hidden": [node.mem_id for node in result.hidden],
+        "reread": result.hidden_inside_link,
+        "anchors": list(
+            zip(
+                result.anchor_attrs,
+                result.anchor_hrefs,
+                result.anchor_rels,
+                result.anchor_texts,
+                strict=True,
+            )
+        ),
+        "images": list(zip(result.images, result.image_srcs, strict=True)),
+        "lists": {name: [node.mem_id for node in nodes] for name, nodes in lists.items()},
+        "elements": result.element_count,
+    }
+
+
+def _inside(node: LexborNode, tag: str) -> bool:
+    current = node.parent
+    while current is not None:
+        if current.tag == tag:
+            return True
+        current = current.parent
+    return False
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(st.sampled_from(PIECES), max_size=40), read=st.booleans())
+def test_walk_finds_what_the_python_walk_found(pieces: list[str], read: bool) -> None:
+    parser = LexborHTMLParser("".join(pieces))
+    assert walked(parser, read=read) == reference(parser, read=read)
+
+
+def test_every_piece_at_once_in_both_modes() -> None:
+    html = "<!doctype html><html lang=en><head></head><body>" + "".join(PIECES)
+    for read in (True, False):
+        parser = LexborHTMLParser(html)
+        found = walked(parser, read=read)
+        assert found == reference(parser, read=read)
+        assert found["hidden"]
+        assert found["headings"]
+        assert found["lists"]["main"]
+
+
+def test_a_script_inside_a_link_has_the_link_text_read_again() -> None:
+    page = Page.from_html('<a href="/x">Go<script>var s = 1;</script> on</a>')
+    page.index_elements()
+    assert page.anchor_texts == ["Go on"]
+    assert page.script_count == 1
+
+
+def test_texts_and_values_are_decoded_as_selectolax_decodes_them() -> None:
+    html = '<a href="/caf\u00e9?q=\u6f22" title="&quot;x&quot;">\u00e9t\u00e9 &amp; \U0001f600</a>'
+    found = walked(LexborHTMLParser(html), read=True)
+    assert found["anchors"] == [
+        (
+            {"href": "/caf\u00e9?q=\u6f22", "title": '"x"'},
+            "/caf\u00e9?q=\u6f22",
+            None,
+            "\u00e9t\u00e9 & \U0001f600",
+        )
+    ]
+
+
+def test_an_empty_document_walks_to_its_three_elements() -> None:
+    found = walked(LexborHTMLParser(""), read=True)
+    assert found["elements"] == 3  # html, head, body
+    assert found["anchors"] == []
