@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from toolrun.tools.web.page import _INDEXED, Page
-from toolrun.tools.web.treewalk import HIDDEN_TAGS, TreeWalker
+from toolrun.tools.web.treewalk import HIDDEN_TAGS, TreeWalker, word_stats
 
 PIECES = (
     '<a href="/p">',
@@ -73,6 +73,7 @@ def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
     }
     root = parser.root
     assert root is not None
+    elements = 0
     walk = root.traverse()
     for node in walk:
         tag = node.tag or ""
@@ -83,6 +84,7 @@ def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
                 if inner.tag in HIDDEN_TAGS:
                     found["hidden"].append(inner.mem_id)
             continue
+        elements += node.is_element_node
         if tag not in _INDEXED:
             continue
         if read and tag == "a":
@@ -97,7 +99,7 @@ def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
             if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
                 found["headings"].append((int(tag[1]), node.mem_id))
     found["lists"] = lists
-    found["elements"] = sum(1 for node in root.traverse() if node.is_element_node)
+    found["elements"] = elements
     return found
 
 
@@ -178,3 +180,25 @@ def test_an_empty_document_walks_to_its_three_elements() -> None:
     found = walked(LexborHTMLParser(""), read=True)
     assert found["elements"] == 3  # html, head, body
     assert found["anchors"] == []
+
+
+ALL_SPACES = "".join(chr(code) for code in range(0x110000) if chr(code).isspace())
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from([*ALL_SPACES, "a", "\u00e9", "\u6f22", "\U0001f600"])))
+def test_word_stats_are_what_split_and_isspace_give(text: str) -> None:
+    assert word_stats(text) == (len(text.split()), sum(char.isspace() for char in text))
+
+
+def test_word_stats_of_every_space_between_words() -> None:
+    text = "a".join(ALL_SPACES)
+    assert word_stats(text) == (len(ALL_SPACES) - 1, len(ALL_SPACES))
+
+
+def test_the_dom_size_leaves_out_hidden_elements_and_what_they_hold() -> None:
+    html = "<p>a<script>x</script><noscript><img><b>b</b></noscript><template><i>t</i></template>"
+    assert Page.from_html(html).element_count == 4  # html, head, body, p
+    page = Page.from_html(html)
+    page.tree  # noqa: B018 (the hidden elements removed before the walk: the same count)
+    assert page.element_count == 4

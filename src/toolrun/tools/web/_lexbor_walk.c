@@ -244,7 +244,8 @@ static void release(Found *found) {
     Py_XDECREF(found->image_srcs);
 }
 
-/* walk(root, parser, kinds, routes, read) -> (element_count, headings, hidden, reread,
+/* walk(root, parser, kinds, routes, read) -> (element_count (hidden ones and what they hold
+ * not counted), headings, hidden, reread,
  * anchor_attrs, anchor_hrefs, anchor_rels, anchor_texts, images, image_srcs); see
  * treewalk.py for the contract. */
 static PyObject *walk(PyObject *module, PyObject *args) {
@@ -283,9 +284,9 @@ static PyObject *walk(PyObject *module, PyObject *args) {
     }
     for (;;) {
         if (node_type(node) == ELEMENT_NODE) {
-            element_count++;
             uintptr_t tag_id = node_tag_id(node);
             int kind = (Py_ssize_t)tag_id < known ? kinds[tag_id] : KIND_NONE;
+            element_count += hidden_root == NULL && kind != KIND_HIDDEN;
             if (kind == KIND_HIDDEN) {
                 if (append_new(found.hidden, new_node(node, parser)) < 0) {
                     goto fail;
@@ -349,9 +350,32 @@ fail:
     return NULL;
 }
 
+/* word_stats(text) -> (words, spaces): the length of ``text.split()`` and how many of its
+ * characters are whitespace (str.isspace), without building the list of words. */
+static PyObject *word_stats(PyObject *module, PyObject *text) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "word_stats() takes a str");
+        return NULL;
+    }
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text), words = 0, spaces = 0;
+    int kind = PyUnicode_KIND(text), in_word = 0;
+    const void *data = PyUnicode_DATA(text);
+    for (Py_ssize_t i = 0; i < length; i++) {
+        if (Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i))) {
+            spaces++;
+            in_word = 0;
+        } else if (!in_word) {
+            words++;
+            in_word = 1;
+        }
+    }
+    return Py_BuildValue("(nn)", words, spaces);
+}
+
 static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS, "Bind to selectolax's lexbor (its path, LexborNode's vtable)."},
     {"walk", walk, METH_VARARGS, "The element index of a tree in one walk."},
+    {"word_stats", word_stats, METH_O, "(words, spaces) of a text, as str.split() sees them."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -27,7 +27,7 @@ from charset_normalizer import from_bytes
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from toolrun.tools.web.models import RedirectHop
-from toolrun.tools.web.treewalk import TreeWalker
+from toolrun.tools.web.treewalk import TreeWalker, word_stats
 
 if TYPE_CHECKING:
     from toolrun.net.fetch import FetchResult
@@ -54,14 +54,6 @@ _FRAMEWORK_MARKERS = (
 FRAMEWORK_SAMPLE_CHARS = 200_000
 # Every marker contains one of these, so a sample without them skips the per-marker searches.
 _MARKER_STEMS = ("data-", "__", "ng-version")
-# What str.isspace() (and so str.split()) counts as whitespace beyond ASCII; a test checks it.
-UNICODE_SPACES = (
-    "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000"
-)
-_ASCII_SPACES = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
-# UTF-8 bytes -> b" " for whitespace, b"x" for everything else (multi-byte characters included).
-_WORD_MASK = bytes(32 if byte in _ASCII_SPACES else 120 for byte in range(256))
 LANDMARK_TAGS = ("main", "article", "section", "nav", "aside", "header", "footer")
 # The elements the checks read: tag -> the lists (in document order) an element of that tag
 # is added to. "heading", "subresource" and "field" keep the document order across tags.
@@ -131,16 +123,6 @@ def decode_html(body: bytes, declared: str | None = None) -> tuple[str, str]:
 
 def normalize_space(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
-
-
-def word_mask(text: str) -> bytes:
-    """One byte per whitespace character (b" ") and per byte of everything else (b"x"), so
-    that words and spaces are counted with ``bytes.count`` rather than a list of words."""
-    if not text.isascii():  # (an O(1) test)
-        for space in UNICODE_SPACES:
-            if space in text:
-                text = text.replace(space, " ")
-    return text.encode("utf-8", "surrogatepass").translate(_WORD_MASK)
 
 
 def find_framework_markers(html: str) -> list[str]:
@@ -314,10 +296,11 @@ class Page:
         if root is None:  # lexbor always builds <html>; a guard for the types
             if hidden:
                 self._remove_hidden([])
-            self.__dict__["heading_nodes"] = []
+            self.__dict__.update(heading_nodes=[], element_count=0)
             return lists
         walked = _WALKER.walk(root, self._parsed, lists, read=read, hidden=hidden)
         self.__dict__["heading_nodes"] = walked.headings
+        self.__dict__["element_count"] = walked.element_count
         anchor_texts = walked.anchor_texts
         if hidden:
             self._remove_hidden(walked.hidden)
@@ -590,20 +573,20 @@ class Page:
         return self.text[:limit]
 
     @cached_property
-    def _mask(self) -> bytes:
-        return word_mask(self.body_text)
+    def _word_stats(self) -> tuple[int, int]:
+        return word_stats(self.body_text)
 
-    @cached_property
+    @property
     def word_count(self) -> int:
-        """Whitespace-separated tokens (punctuation-only tokens included: cheap and close),
-        counted as the ends of runs of non-space in ``word_mask``."""
-        return self._mask.count(b"x ") + self._mask.endswith(b"x")
+        """Whitespace-separated tokens (punctuation-only tokens included: cheap and close):
+        ``len(words)``, counted in C without building the list."""
+        return self._word_stats[0]
 
-    @cached_property
+    @property
     def text_length(self) -> int:
         """``len(text)``: the characters of the words and one space between each two."""
-        spaces = self._mask.count(b" ")
-        return len(self.body_text) - spaces + max(self.word_count - 1, 0)
+        words, spaces = self._word_stats
+        return len(self.body_text) - spaces + max(words - 1, 0)
 
     @property
     def anchor_nodes(self) -> list[LexborNode]:
@@ -689,10 +672,11 @@ class Page:
 
     @cached_property
     def element_count(self) -> int:
-        """Tags opened in the source (``<`` not followed by ``/`` or ``!``): the DOM size
-        without building a node object per element."""
-        html = self.html
-        return html.count("<") - html.count("</") - html.count("<!")
+        """The DOM size: elements of the parsed document (html, head and body included,
+        whether or not the source spells them), scripts, styles, templates and noscript
+        with what they hold left out; counted by the element walk."""
+        self._index  # noqa: B018 (the walk, whichever ran, sets it)
+        return self.__dict__["element_count"]  # type: ignore[no-any-return]
 
     @cached_property
     def html_lower(self) -> str:

@@ -84,6 +84,11 @@ class TreeWalker:
         return Walked(*_lexbor_walk.walk(root.mem_id, parser, kinds, routes, read))
 
 
+def word_stats(text: str) -> tuple[int, int]:
+    """``(len(text.split()), how many characters of text are whitespace)``."""
+    return _lexbor_walk.word_stats(text)
+
+
 def _bind() -> None:
     vtable = LexborNode.__dict__.get("__pyx_vtable__")
     if vtable is None:
