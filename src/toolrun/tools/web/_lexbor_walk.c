@@ -14,6 +14,7 @@
 #include <Python.h>
 #include <dlfcn.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct lexbor_node lexbor_node;
 typedef struct lexbor_attr lexbor_attr;
@@ -45,6 +46,15 @@ static void *(*document_destroy_text)(lexbor_node *, lexbor_char *);
 static PyObject *(*new_node)(lexbor_node *, PyObject *);
 
 static PyObject *href_name, *rel_name, *src_name, *empty_text;
+
+/* Attribute names links and images usually carry, made once: a dict hashes a new key string
+ * on every insert, a kept one only the first time. */
+static const char *const common_names[] = {
+    "href", "rel", "src", "alt", "width", "height", "class", "id", "title", "target",
+    "loading", "decoding", "srcset", "sizes", "style", "type", "role", "tabindex",
+};
+#define COMMON_NAMES (sizeof(common_names) / sizeof(common_names[0]))
+static PyObject *common_keys[COMMON_NAMES];
 
 static int bind_symbol(void *library, const char *name, void **target) {
     *target = dlsym(library, name);
@@ -103,6 +113,17 @@ static PyObject *decode(const lexbor_char *data, size_t length) {
     return PyUnicode_DecodeUTF8((const char *)data, (Py_ssize_t)length, "replace");
 }
 
+static PyObject *attribute_name(const lexbor_char *name, size_t length) {
+    for (size_t i = 0; i < COMMON_NAMES; i++) {
+        const char *common = common_names[i];
+        if (common[0] == (char)name[0] && strlen(common) == length &&
+            memcmp(common, name, length) == 0) {
+            return Py_NewRef(common_keys[i]);
+        }
+    }
+    return decode(name, length);
+}
+
 /* The element's attributes as selectolax's ``attributes`` gives them: qualified names,
  * None for a valueless attribute; ``wanted`` (if not NULL) receives the value of
  * attribute ``wanted_name`` (a new reference, or NULL when absent). */
@@ -115,7 +136,7 @@ static PyObject *read_attributes(lexbor_node *element, PyObject *wanted_name, Py
          attr = element_next_attribute(attr)) {
         size_t name_length = 0, value_length = 0;
         const lexbor_char *name = attr_qualified_name(attr, &name_length);
-        PyObject *key = decode(name, name_length);
+        PyObject *key = attribute_name(name, name_length);
         if (key == NULL) {
             Py_DECREF(attributes);
             return NULL;
@@ -384,11 +405,17 @@ static struct PyModuleDef definition = {
 };
 
 PyMODINIT_FUNC PyInit__lexbor_walk(void) {
-    href_name = PyUnicode_InternFromString("href");
-    rel_name = PyUnicode_InternFromString("rel");
-    src_name = PyUnicode_InternFromString("src");
+    for (size_t i = 0; i < COMMON_NAMES; i++) {
+        common_keys[i] = PyUnicode_InternFromString(common_names[i]);
+        if (common_keys[i] == NULL) {
+            return NULL;
+        }
+    }
+    href_name = common_keys[0];
+    rel_name = common_keys[1];
+    src_name = common_keys[2];
     empty_text = PyUnicode_New(0, 0);
-    if (href_name == NULL || rel_name == NULL || src_name == NULL || empty_text == NULL) {
+    if (empty_text == NULL) {
         return NULL;
     }
     return PyModule_Create(&definition);
