@@ -74,6 +74,7 @@ def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
     root = parser.root
     assert root is not None
     elements = 0
+    names: set[str] = set()
     walk = root.traverse()
     for node in walk:
         tag = node.tag or ""
@@ -85,6 +86,8 @@ def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
                     found["hidden"].append(inner.mem_id)
             continue
         elements += node.is_element_node
+        if node.is_element_node and node.mem_id != root.mem_id:
+            names.update(node.attributes)
         if tag not in _INDEXED:
             continue
         if read and tag == "a":
@@ -100,6 +103,7 @@ def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
                 found["headings"].append((int(tag[1]), node.mem_id))
     found["lists"] = lists
     found["elements"] = elements
+    found["names"] = names
     return found
 
 
@@ -126,6 +130,7 @@ def walked(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
         "images": list(zip(result.images, result.image_srcs, strict=True)),
         "lists": {name: [node.mem_id for node in nodes] for name, nodes in lists.items()},
         "elements": result.element_count,
+        "names": result.attribute_names,
     }
 
 
@@ -202,3 +207,26 @@ def test_the_dom_size_leaves_out_hidden_elements_and_what_they_hold() -> None:
     page = Page.from_html(html)
     page.tree  # noqa: B018 (the hidden elements removed before the walk: the same count)
     assert page.element_count == 4
+
+
+def test_attribute_names_answer_the_attribute_gates() -> None:
+    page = Page.from_html(
+        '<html lang=en itemscope><body><p LANG="fr" Style="x">t<svg viewBox="0 0 1 1"></svg>'
+        "<script data-hidden=1></script></body></html>"
+    )
+    page.index_elements()
+    assert page.has_attribute("lang")
+    assert page.has_attribute("style")
+    assert page.has_attribute("itemscope")  # on the root
+    assert page.has_attribute("viewBox")  # SVG keeps its case
+    assert not page.has_attribute("data-hidden")  # scripts are removed
+    assert not page.has_attribute("itemtype")
+    assert page.has_lang_below_root
+
+
+def test_many_distinct_attribute_names_are_all_kept() -> None:
+    names = [f"data-n{index}" for index in range(1000)]
+    page = Page.from_html("<body>" + "".join(f"<i {name}>x</i>" for name in names))
+    page.index_elements()
+    assert all(page.has_attribute(name) for name in names)
+    assert page.__dict__["_attribute_names"] == frozenset(names)

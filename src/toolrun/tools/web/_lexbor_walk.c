@@ -175,6 +175,68 @@ static PyObject *read_text(lexbor_node *node, lexbor_node *document) {
     return result;
 }
 
+/* The distinct attribute names of a document, by lexbor's pointer to the name (one per
+ * distinct name: lexbor keeps each name once per document); past TABLE_LOAD names, new ones
+ * go to a Python set, decoded (still exact, slower). */
+#define TABLE_SIZE 512
+#define TABLE_LOAD 384
+typedef struct {
+    const lexbor_char *names[TABLE_SIZE];
+    size_t lengths[TABLE_SIZE];
+    int count;
+    PyObject *overflow;
+} NameSet;
+
+static int add_name(NameSet *set, const lexbor_char *name, size_t length) {
+    size_t slot = ((uintptr_t)name >> 3) % TABLE_SIZE;
+    while (set->names[slot] != NULL) {
+        if (set->names[slot] == name) {
+            return 0;
+        }
+        slot = (slot + 1) % TABLE_SIZE;
+    }
+    if (set->count < TABLE_LOAD) {
+        set->names[slot] = name;
+        set->lengths[slot] = length;
+        set->count++;
+        return 0;
+    }
+    PyObject *key = decode(name, length);
+    if (key == NULL) {
+        return -1;
+    }
+    int status = PySet_Add(set->overflow, key);
+    Py_DECREF(key);
+    return status;
+}
+
+static int add_names(NameSet *set, lexbor_node *element) {
+    for (lexbor_attr *attr = element_first_attribute(element); attr != NULL;
+         attr = element_next_attribute(attr)) {
+        size_t length = 0;
+        const lexbor_char *name = attr_qualified_name(attr, &length);
+        if (name != NULL && add_name(set, name, length) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The names as a frozenset of str (the set given is consumed). */
+static PyObject *name_strings(NameSet *set) {
+    for (size_t slot = 0; slot < TABLE_SIZE; slot++) {
+        if (set->names[slot] != NULL) {
+            PyObject *key = decode(set->names[slot], set->lengths[slot]);
+            if (key == NULL || PySet_Add(set->overflow, key) < 0) {
+                Py_XDECREF(key);
+                return NULL;
+            }
+            Py_DECREF(key);
+        }
+    }
+    return PyFrozenSet_New(set->overflow);
+}
+
 typedef struct {
     PyObject *headings, *hidden;
     PyObject *anchor_attrs, *anchor_hrefs, *anchor_rels, *anchor_texts;
@@ -267,8 +329,9 @@ static void release(Found *found) {
 
 /* walk(root, parser, kinds, routes, read) -> (element_count (hidden ones and what they hold
  * not counted), headings, hidden, reread,
- * anchor_attrs, anchor_hrefs, anchor_rels, anchor_texts, images, image_srcs); see
- * treewalk.py for the contract. */
+ * anchor_attrs, anchor_hrefs, anchor_rels, anchor_texts, images, image_srcs,
+ * attribute_names (of the elements below the root, hidden ones left out)); see treewalk.py
+ * for the contract. */
 static PyObject *walk(PyObject *module, PyObject *args) {
     unsigned long long root_address;
     PyObject *parser, *routes;
@@ -291,11 +354,18 @@ static PyObject *walk(PyObject *module, PyObject *args) {
     }
     Found found = {PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0),
                    PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0)};
+    NameSet *names = PyMem_Calloc(1, sizeof(NameSet));
+    if (names == NULL) {
+        PyBuffer_Release(&kinds_buffer);
+        return PyErr_NoMemory();
+    }
+    names->overflow = PySet_New(NULL);
+    PyObject *attribute_names = NULL;
     lexbor_node *root = (lexbor_node *)(uintptr_t)root_address;
     lexbor_node *document = root, *node = root, *next, *hidden_root = NULL;
     long element_count = 0;
     int reread = 0;
-    if (found.headings == NULL || found.hidden == NULL || found.anchor_attrs == NULL ||
+    if (names->overflow == NULL || found.headings == NULL || found.hidden == NULL || found.anchor_attrs == NULL ||
         found.anchor_hrefs == NULL || found.anchor_rels == NULL || found.anchor_texts == NULL ||
         found.images == NULL || found.image_srcs == NULL) {
         goto fail;
@@ -308,6 +378,10 @@ static PyObject *walk(PyObject *module, PyObject *args) {
             uintptr_t tag_id = node_tag_id(node);
             int kind = (Py_ssize_t)tag_id < known ? kinds[tag_id] : KIND_NONE;
             element_count += hidden_root == NULL && kind != KIND_HIDDEN;
+            if (hidden_root == NULL && kind != KIND_HIDDEN && node != root &&
+                add_names(names, node) < 0) {
+                goto fail;
+            }
             if (kind == KIND_HIDDEN) {
                 if (append_new(found.hidden, new_node(node, parser)) < 0) {
                     goto fail;
@@ -362,11 +436,21 @@ static PyObject *walk(PyObject *module, PyObject *args) {
         node = next;
     }
     PyBuffer_Release(&kinds_buffer);
-    return Py_BuildValue("(lNNNNNNNNN)", element_count, found.headings, found.hidden,
+    attribute_names = name_strings(names);
+    Py_DECREF(names->overflow);
+    PyMem_Free(names);
+    if (attribute_names == NULL) {
+        release(&found);
+        return NULL;
+    }
+    return Py_BuildValue("(lNNNNNNNNNN)", element_count, found.headings, found.hidden,
                          PyBool_FromLong(reread), found.anchor_attrs, found.anchor_hrefs,
-                         found.anchor_rels, found.anchor_texts, found.images, found.image_srcs);
+                         found.anchor_rels, found.anchor_texts, found.images, found.image_srcs,
+                         attribute_names);
 fail:
     PyBuffer_Release(&kinds_buffer);
+    Py_XDECREF(names->overflow);
+    PyMem_Free(names);
     release(&found);
     return NULL;
 }

@@ -21,5 +21,6 @@ def walk(
     list[str],
     list[dict[str, str | None]],
     list[str | None],
+    frozenset[str],
 ]: ...
 def word_stats(text: str, /) -> tuple[int, int]: ...

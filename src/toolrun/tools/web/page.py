@@ -301,6 +301,7 @@ class Page:
         walked = _WALKER.walk(root, self._parsed, lists, read=read, hidden=hidden)
         self.__dict__["heading_nodes"] = walked.headings
         self.__dict__["element_count"] = walked.element_count
+        self.__dict__["_attribute_names"] = walked.attribute_names
         anchor_texts = walked.anchor_texts
         if hidden:
             self._remove_hidden(walked.hidden)
@@ -330,7 +331,7 @@ class Page:
         if found is None:
             attribute = _BARE_ATTRIBUTE.fullmatch(selector)
             found = (
-                attribute is None or self.attribute_spellings(attribute.group(1)) > 0
+                attribute is None or self.has_attribute(attribute.group(1))
             ) and self.tree.css_first(selector) is not None
             self._found[selector] = found
         return found
@@ -637,12 +638,25 @@ class Page:
     @cached_property
     def has_lang_below_root(self) -> bool:
         """True when some element inside <body> sets its own ``lang``."""
+        names: frozenset[str] | None = self.__dict__.get("_attribute_names")
+        if names is not None:  # the names of the elements below the root
+            return "lang" in names and self.tree.css_first("body [lang]") is not None
         spellings = self.attribute_spellings("lang", 2)
         if spellings == 1:  # then no element but the root can hold it
             root = self.tree.root
             if root is not None and "lang" in root.attrs:
                 return False
         return bool(spellings) and self.tree.css_first("body [lang]") is not None
+
+    def has_attribute(self, name: str) -> bool:
+        """Whether some element has an attribute ``name`` (lower-case, as the parser stores
+        names). Exact once the elements are indexed (the walk notes every name); before
+        that a gate on the source: False means that no element has it."""
+        names: frozenset[str] | None = self.__dict__.get("_attribute_names")
+        if names is None:
+            return self.attribute_spellings(name) > 0
+        root = self.tree.root
+        return name in names or (root is not None and name in root.attrs)
 
     def attribute_spellings(self, name: str, stop: int = 1) -> int:
         """How many times (counting up to ``stop``) the source spells ``name`` where an

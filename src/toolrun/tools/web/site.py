@@ -77,8 +77,8 @@ class Site:
     def structured(self) -> StructuredData:
         """The page's JSON-LD and the microdata item types of its elements."""
         page = self.page
-        # An element has the attribute only if the source spells its name (in any case).
-        if not page.attribute_spellings("itemtype"):
+        # No element with an item type: no walk for them.
+        if not page.has_attribute("itemtype"):
             return replace(self.json_ld, microdata_types=[])
         microdata = [node.attributes.get("itemtype") or "" for node in page.tree.css("[itemtype]")]
         return replace(self.json_ld, microdata_types=[m for m in microdata if m])

@@ -46,6 +46,7 @@ class Walked:
     anchor_texts: list[str]
     images: list[dict[str, str | None]]
     image_srcs: list[str | None]
+    attribute_names: frozenset[str]
 
 
 class TreeWalker:

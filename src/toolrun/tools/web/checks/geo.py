@@ -532,7 +532,7 @@ def check_hidden_instructions(site: Site) -> Check:
         findings.append("text addressed to AI models (prompt-injection phrasing)")
     if _commented_injection(page.html):
         findings.append("AI instructions inside HTML comments")
-    styled = page.tree.css("[style]") if page.attribute_spellings("style") else []
+    styled = page.tree.css("[style]") if page.has_attribute("style") else []
     hidden = [
         n
         for n in styled

@@ -65,7 +65,7 @@ def _tool(form: LexborNode) -> dict[str, Any]:
 def check_webmcp(site: Site) -> Check:
     page = site.page
     forms = [node for node in page.elements("subresource") if node.tag == "form"]
-    declared = page.attribute_spellings("toolname") > 0
+    declared = page.has_attribute("toolname")
     tools = [_tool(form) for form in forms if declared and _attribute(form, "toolname")]
     imperative = _IMPERATIVE in page.html_lower
     other_forms = len(forms) - len(tools)
