@@ -42,7 +42,7 @@ def test_word_facts_match_split(text: str) -> None:
     words = page.body_text.split()
     assert page.word_count == len(words)
     assert page.text_length == len(" ".join(words))
-    assert page.leading_words(3) == words[:3]
+    assert page.word_counts(3, 2) == (dict(Counter(words[:3])), words[:2])
     assert page.text_prefix(7) == " ".join(words)[:7]
 
 

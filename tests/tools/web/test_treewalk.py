@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import islice
 from typing import Any
 
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from toolrun.tools.web.page import _INDEXED, Page
-from toolrun.tools.web.treewalk import HIDDEN_TAGS, TreeWalker, word_stats
+from toolrun.tools.web.treewalk import HIDDEN_TAGS, TreeWalker, count_words, word_stats
 
 PIECES = (
     '<a href="/p">',
@@ -230,3 +231,20 @@ def test_many_distinct_attribute_names_are_all_kept() -> None:
     page.index_elements()
     assert all(page.has_attribute(name) for name in names)
     assert page.__dict__["_attribute_names"] == frozenset(names)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    words=st.lists(st.sampled_from(["a", "b", "\u00e9t\u00e9", "\u6f22", "\U0001f600", "ab"])),
+    spaces=st.lists(st.sampled_from([" ", "\n", "\xa0", "\u3000", "  \t"]), min_size=1),
+    limit=st.integers(min_value=0, max_value=30),
+    keep=st.integers(min_value=0, max_value=30),
+)
+def test_count_words_is_a_counter_of_the_leading_words(
+    words: list[str], spaces: list[str], limit: int, keep: int
+) -> None:
+    text = spaces[0] + "".join(word + spaces[i % len(spaces)] for i, word in enumerate(words))
+    split = text.split()
+    counts, leading = count_words(text, limit, keep)
+    assert list(counts.items()) == list(Counter(split[:limit]).items())
+    assert leading == split[: min(keep, limit)]

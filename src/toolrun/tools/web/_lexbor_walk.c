@@ -477,9 +477,117 @@ static PyObject *word_stats(PyObject *module, PyObject *text) {
     return Py_BuildValue("(nn)", words, spaces);
 }
 
+/* count_words(text, limit, keep) -> (counts, leading): how many times each of the first
+ * ``limit`` whitespace-separated words occurs (a dict in first-seen order, as
+ * ``Counter(text.split()[:limit])``) and the first ``keep`` words (``keep`` <= ``limit``);
+ * each distinct word is made into a str once. */
+typedef struct {
+    Py_ssize_t start, length;
+    Py_hash_t hash;
+    PyObject *word;
+} WordSlot;
+
+static PyObject *count_words(PyObject *module, PyObject *args) {
+    PyObject *text;
+    Py_ssize_t limit, keep;
+    if (!PyArg_ParseTuple(args, "Unn", &text, &limit, &keep)) {
+        return NULL;
+    }
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    size_t capacity = 1024;
+    while (capacity < (size_t)limit * 2 && capacity < ((size_t)1 << 24)) {
+        capacity *= 2;
+    }
+    WordSlot *slots = PyMem_Calloc(capacity, sizeof(WordSlot));
+    PyObject *counts = PyDict_New(), *leading = PyList_New(0);
+    Py_ssize_t *tally = PyMem_Calloc(capacity, sizeof(Py_ssize_t));
+    size_t distinct = 0;
+    if (slots == NULL || tally == NULL || counts == NULL || leading == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    Py_ssize_t i = 0, words = 0;
+    while (words < limit) {
+        while (i < length && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i))) {
+            i++;
+        }
+        if (i >= length) {
+            break;
+        }
+        Py_ssize_t start = i;
+        Py_uhash_t hash = 1469598103934665603ULL;
+        while (i < length) {
+            Py_UCS4 code = PyUnicode_READ(kind, data, i);
+            if (Py_UNICODE_ISSPACE(code)) {
+                break;
+            }
+            hash = (hash ^ code) * 1099511628211ULL;
+            i++;
+        }
+        Py_ssize_t size = i - start;
+        size_t slot = (size_t)hash & (capacity - 1);
+        while (slots[slot].word != NULL &&
+               !(slots[slot].hash == (Py_hash_t)hash && slots[slot].length == size &&
+                 memcmp((const char *)data + slots[slot].start * kind,
+                        (const char *)data + start * kind, (size_t)(size * kind)) == 0)) {
+            slot = (slot + 1) & (capacity - 1);
+        }
+        if (slots[slot].word == NULL) {
+            if (distinct * 2 >= capacity) {
+                PyErr_SetString(PyExc_ValueError, "count_words: limit too large");
+                goto fail;
+            }
+            PyObject *word = PyUnicode_Substring(text, start, i);
+            if (word == NULL) {
+                goto fail;
+            }
+            slots[slot] = (WordSlot){start, size, (Py_hash_t)hash, word};
+            distinct++;
+        }
+        tally[slot]++;
+        if (words < keep && PyList_Append(leading, slots[slot].word) < 0) {
+            goto fail;
+        }
+        if (tally[slot] == 1 && PyDict_SetItem(counts, slots[slot].word, Py_None) < 0) {
+            goto fail; /* first seen: keeps the dict's order; the count is set below */
+        }
+        words++;
+    }
+    for (size_t slot = 0; slot < capacity; slot++) {
+        if (slots[slot].word != NULL) {
+            PyObject *count = PyLong_FromSsize_t(tally[slot]);
+            if (count == NULL || PyDict_SetItem(counts, slots[slot].word, count) < 0) {
+                Py_XDECREF(count);
+                goto fail;
+            }
+            Py_DECREF(count);
+        }
+    }
+    for (size_t slot = 0; slot < capacity; slot++) {
+        Py_XDECREF(slots[slot].word);
+    }
+    PyMem_Free(slots);
+    PyMem_Free(tally);
+    return Py_BuildValue("(NN)", counts, leading);
+fail:
+    if (slots != NULL) {
+        for (size_t slot = 0; slot < capacity; slot++) {
+            Py_XDECREF(slots[slot].word);
+        }
+    }
+    PyMem_Free(slots);
+    PyMem_Free(tally);
+    Py_XDECREF(counts);
+    Py_XDECREF(leading);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS, "Bind to selectolax's lexbor (its path, LexborNode's vtable)."},
     {"walk", walk, METH_VARARGS, "The element index of a tree in one walk."},
+    {"count_words", count_words, METH_VARARGS, "Counts of the first words of a text."},
     {"word_stats", word_stats, METH_O, "(words, spaces) of a text, as str.split() sees them."},
     {NULL, NULL, 0, NULL},
 };

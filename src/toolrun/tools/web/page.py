@@ -27,7 +27,7 @@ from charset_normalizer import from_bytes
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from toolrun.tools.web.models import RedirectHop
-from toolrun.tools.web.treewalk import TreeWalker, word_stats
+from toolrun.tools.web.treewalk import TreeWalker, count_words, word_stats
 
 if TYPE_CHECKING:
     from toolrun.net.fetch import FetchResult
@@ -553,9 +553,11 @@ class Page:
         """Whitespace-separated tokens of the visible body text."""
         return self.body_text.split()
 
-    def leading_words(self, limit: int) -> list[str]:
-        """The first ``limit`` words (``words[:limit]`` without splitting the whole text)."""
-        return self.body_text.split(None, limit)[:limit]
+    def word_counts(self, limit: int, keep: int) -> tuple[dict[str, int], list[str]]:
+        """How many times each of the first ``limit`` words occurs (in first-seen order, as
+        ``Counter(words[:limit])``) and the first ``keep`` words: counted in C, each distinct
+        word made once, without splitting the whole text."""
+        return count_words(self.body_text, limit, keep)
 
     @cached_property
     def text(self) -> str:

@@ -90,6 +90,11 @@ def word_stats(text: str) -> tuple[int, int]:
     return _lexbor_walk.word_stats(text)
 
 
+def count_words(text: str, limit: int, keep: int) -> tuple[dict[str, int], list[str]]:
+    """``(dict(Counter(words[:limit])), words[:keep])`` for ``words = text.split()``."""
+    return _lexbor_walk.count_words(text, limit, min(keep, limit))
+
+
 def _bind() -> None:
     vtable = LexborNode.__dict__.get("__pyx_vtable__")
     if vtable is None:

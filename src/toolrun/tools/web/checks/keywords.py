@@ -141,10 +141,10 @@ STOPWORDS = frozenset(
 )
 
 
-def _terms(words: list[str]) -> Counter[str]:
-    raw = Counter(words)  # lower-cased per distinct token below, not per word
+def _terms(counts: dict[str, int]) -> Counter[str]:
+    """Counts of cleaned terms from counts of raw tokens (each distinct token cleaned once)."""
     terms: Counter[str] = Counter()
-    for token, count in raw.items():
+    for token, count in counts.items():
         term = token.lower().strip(_PUNCTUATION)
         if len(term) > 2 and term not in STOPWORDS and not term.isdigit():
             terms[term] += count
@@ -171,8 +171,8 @@ def check_keywords(site: Site) -> Check | None:
     word_count = site.page.word_count
     if not word_count:
         return None
-    words = site.page.leading_words(TERM_WINDOW)
-    terms = _terms(words)
+    counts, words = site.page.word_counts(TERM_WINDOW, PHRASE_WINDOW)
+    terms = _terms(counts)
     total = min(word_count, TERM_WINDOW)
     top: list[dict[str, Any]] = [
         {"term": term, "count": count, "densityPercent": round(100 * count / total, 2)}
