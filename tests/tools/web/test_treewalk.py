@@ -108,20 +108,22 @@ def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
     return found
 
 
-def walked(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
+def walked(parser: LexborHTMLParser, *, read: bool, link_attributes: bool = True) -> dict[str, Any]:
     lists: dict[str, list[LexborNode]] = {name: [] for names in _INDEXED.values() for name in names}
     if read:
         del lists["a"], lists["img"]
     root = parser.root
     assert root is not None
-    result = TreeWalker(_INDEXED).walk(root, parser, lists, read=read, hidden=True)
+    result = TreeWalker(_INDEXED).walk(
+        root, parser, lists, read=read, hidden=True, link_attributes=link_attributes
+    )
     return {
         "headings": [(level, node.mem_id) for level, node in result.headings],
         "hidden": [node.mem_id for node in result.hidden],
         "reread": result.hidden_inside_link,
         "anchors": list(
             zip(
-                result.anchor_attrs,
+                result.anchor_attrs if link_attributes else [{}] * len(result.anchor_hrefs),
                 result.anchor_hrefs,
                 result.anchor_rels,
                 result.anchor_texts,
@@ -148,7 +150,12 @@ def _inside(node: LexborNode, tag: str) -> bool:
 @given(pieces=st.lists(st.sampled_from(PIECES), max_size=40), read=st.booleans())
 def test_walk_finds_what_the_python_walk_found(pieces: list[str], read: bool) -> None:
     parser = LexborHTMLParser("".join(pieces))
-    assert walked(parser, read=read) == reference(parser, read=read)
+    found = walked(parser, read=read)
+    assert found == reference(parser, read=read)
+    # without the links' attribute dicts: the same hrefs, rels and texts
+    lean = walked(parser, read=read, link_attributes=False)
+    assert [anchor[1:] for anchor in lean["anchors"]] == [a[1:] for a in found["anchors"]]
+    assert lean["lists"] == found["lists"]
 
 
 def test_every_piece_at_once_in_both_modes() -> None:

@@ -252,33 +252,60 @@ static int append_new(PyObject *list, PyObject *item) {
     return status;
 }
 
-static int read_anchor(Found *found, lexbor_node *node, lexbor_node *document) {
+/* The values of a link's href and rel (new references; NULL when absent, None when
+ * valueless), without a dict of all its attributes. */
+static int read_href_rel(lexbor_node *element, PyObject **href, PyObject **rel) {
+    *href = *rel = NULL;
+    for (lexbor_attr *attr = element_first_attribute(element); attr != NULL;
+         attr = element_next_attribute(attr)) {
+        size_t name_length = 0, value_length = 0;
+        const lexbor_char *name = attr_qualified_name(attr, &name_length);
+        PyObject **target = name_length == 4 && memcmp(name, "href", 4) == 0  ? href
+                            : name_length == 3 && memcmp(name, "rel", 3) == 0 ? rel
+                                                                               : NULL;
+        if (target == NULL || *target != NULL) {
+            continue;
+        }
+        const lexbor_char *data = attr_value(attr, &value_length);
+        *target = data != NULL ? decode(data, value_length) : Py_NewRef(Py_None);
+        if (*target == NULL) {
+            Py_XDECREF(*href);
+            Py_XDECREF(*rel);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int read_anchor(Found *found, lexbor_node *node, lexbor_node *document, int attributes) {
     PyObject *href = NULL, *rel = NULL;
-    PyObject *attributes = read_attributes(node, href_name, &href);
-    if (attributes == NULL) {
+    if (attributes) {
+        PyObject *all = read_attributes(node, href_name, &href);
+        if (all == NULL) {
+            return -1;
+        }
+        rel = PyDict_GetItemWithError(all, rel_name);
+        Py_XINCREF(rel);
+        int status = PyErr_Occurred() ? -1 : PyList_Append(found->anchor_attrs, all);
+        Py_DECREF(all);
+        if (status < 0) {
+            Py_XDECREF(href);
+            Py_XDECREF(rel);
+            return -1;
+        }
+    } else if (read_href_rel(node, &href, &rel) < 0) {
         return -1;
     }
-    if (PyList_Append(found->anchor_attrs, attributes) < 0) {
-        goto fail;
-    }
     /* href as CSS sees it: None without one, "" when valueless; rel None when valueless */
-    rel = PyDict_GetItemWithError(attributes, rel_name);
-    if (rel == NULL && PyErr_Occurred()) {
-        goto fail;
-    }
     PyObject *css_href = href == NULL ? Py_None : href == Py_None ? empty_text : href;
-    if (PyList_Append(found->anchor_hrefs, css_href) < 0 ||
-        PyList_Append(found->anchor_rels, rel != NULL ? rel : Py_None) < 0 ||
-        append_new(found->anchor_texts, read_text(node, document)) < 0) {
-        goto fail;
-    }
+    int status = PyList_Append(found->anchor_hrefs, css_href) < 0 ||
+                         PyList_Append(found->anchor_rels, rel != NULL ? rel : Py_None) < 0 ||
+                         append_new(found->anchor_texts, read_text(node, document)) < 0
+                     ? -1
+                     : 0;
     Py_XDECREF(href);
-    Py_DECREF(attributes);
-    return 0;
-fail:
-    Py_XDECREF(href);
-    Py_DECREF(attributes);
-    return -1;
+    Py_XDECREF(rel);
+    return status;
 }
 
 static int read_image(Found *found, lexbor_node *node) {
@@ -327,22 +354,22 @@ static void release(Found *found) {
     Py_XDECREF(found->image_srcs);
 }
 
-/* walk(root, parser, kinds, routes, read) -> (element_count (hidden ones and what they hold
+/* walk(root, parser, kinds, routes, read, link_attributes) -> (element_count (hidden ones and what they hold
  * not counted), headings, hidden, reread,
- * anchor_attrs, anchor_hrefs, anchor_rels, anchor_texts, images, image_srcs,
- * attribute_names (of the elements below the root, hidden ones left out)); see treewalk.py
+ * anchor_attrs (empty without link_attributes), anchor_hrefs, anchor_rels, anchor_texts, images,
+ * image_srcs, attribute_names (of the elements below the root, hidden ones left out)); see treewalk.py
  * for the contract. */
 static PyObject *walk(PyObject *module, PyObject *args) {
     unsigned long long root_address;
     PyObject *parser, *routes;
     Py_buffer kinds_buffer;
-    int read;
+    int read, link_attributes;
     if (new_node == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "bind() was not called");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "KOy*O!p", &root_address, &parser, &kinds_buffer, &PyList_Type,
-                          &routes, &read)) {
+    if (!PyArg_ParseTuple(args, "KOy*O!pp", &root_address, &parser, &kinds_buffer, &PyList_Type,
+                          &routes, &read, &link_attributes)) {
         return NULL;
     }
     const unsigned char *kinds = kinds_buffer.buf;
@@ -393,7 +420,7 @@ static PyObject *walk(PyObject *module, PyObject *args) {
             } else if (hidden_root != NULL || kind == KIND_NONE) {
                 /* not indexed */
             } else if (kind == KIND_LINK && read) {
-                if (read_anchor(&found, node, document) < 0) {
+                if (read_anchor(&found, node, document, link_attributes) < 0) {
                     goto fail;
                 }
             } else if (kind == KIND_IMAGE && read) {

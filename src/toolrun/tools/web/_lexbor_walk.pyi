@@ -9,6 +9,7 @@ def walk(
     kinds: bytes,
     routes: list[tuple[list[LexborNode], ...]],
     read: bool,
+    link_attributes: bool,
     /,
 ) -> tuple[
     int,

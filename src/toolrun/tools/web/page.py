@@ -298,7 +298,11 @@ class Page:
                 self._remove_hidden([])
             self.__dict__.update(heading_nodes=[], element_count=0)
             return lists
-        walked = _WALKER.walk(root, self._parsed, lists, read=read, hidden=hidden)
+        # Links' attribute dicts are rarely read (most rules need the href, rel and text):
+        # ``anchor_attrs`` makes them on first use.
+        walked = _WALKER.walk(
+            root, self._parsed, lists, read=read, hidden=hidden, link_attributes=False
+        )
         self.__dict__["heading_nodes"] = walked.headings
         self.__dict__["element_count"] = walked.element_count
         self.__dict__["_attribute_names"] = walked.attribute_names
@@ -309,7 +313,6 @@ class Page:
                 anchor_texts = [node.text_lexbor() for node in self.elements("a")]
         if read:
             self.__dict__.update(
-                anchor_attrs=walked.anchor_attrs,
                 anchor_hrefs=walked.anchor_hrefs,
                 anchor_rels=walked.anchor_rels,
                 anchor_texts=anchor_texts,
@@ -451,15 +454,14 @@ class Page:
         parts = urlsplit(self.base_url)
         return f"{parts.scheme}://{parts.netloc}"
 
-    def anchor_host(self, anchor: Anchor) -> str | None:
-        """The lower-cased host an ``http(s)`` link points to; None for other schemes.
-
-        Paths, queries and fragments are answered without resolving the URL.
+    def link_host(self, raw_href: str | None) -> str | None:
+        """The lower-cased host a link with this ``href`` value points to; None for schemes
+        other than ``http(s)``. Paths, queries and fragments are answered without resolving.
         """
-        raw = (anchor.raw_href or "").strip()
+        raw = (raw_href or "").strip()
         if raw[:1] in ("/", "?", "#") and raw[:2] != "//" and self._base_origin == self.origin:
             return self.host
-        href = anchor.href
+        href = self.resolve(raw_href)
         if not href or not href.startswith(("http://", "https://")):
             return None
         netloc = href.split("/", 3)[2].rpartition("@")[2]

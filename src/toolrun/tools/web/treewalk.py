@@ -74,15 +74,17 @@ class TreeWalker:
         *,
         read: bool,
         hidden: bool,
+        link_attributes: bool = True,
     ) -> Walked:
         """Append every indexed element below ``root`` (included) to its lists, in document
-        order. With ``read``, links and images are read instead of listed; with ``hidden``,
-        hidden elements are noted and what they hold is not indexed."""
+        order. With ``read``, links and images are read instead of listed (the links'
+        ``anchor_attrs`` only with ``link_attributes``; their href, rel and text always); with
+        ``hidden``, hidden elements are noted and what they hold is not indexed."""
         kinds = self._kinds_with_hidden if hidden else self._kinds
         routes: list[tuple[list[LexborNode], ...]] = [()] * len(kinds)
         for tag, names in self.indexed.items():
             routes[tag] = tuple(lists[name] for name in names if name in lists)
-        return Walked(*_lexbor_walk.walk(root.mem_id, parser, kinds, routes, read))
+        return Walked(*_lexbor_walk.walk(root.mem_id, parser, kinds, routes, read, link_attributes))
 
 
 def word_stats(text: str) -> tuple[int, int]:

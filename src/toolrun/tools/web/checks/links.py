@@ -415,7 +415,7 @@ class LinkFacts:
             insecure = self._count_hrefs(counts)
         else:  # <base href> elsewhere: resolve every link
             for anchor in page.anchors:
-                _tally(counts, page.anchor_host(anchor), page.host, anchor)
+                _tally(counts, page.link_host(anchor.raw_href), page.host, anchor)
             insecure = [href for href in self.hrefs if href and href[:5].lower() == "http:"]
         if page.final_url.startswith("https:"):
             counts.insecure = [page.resolve(href) or "" for href in insecure]
@@ -454,13 +454,12 @@ class LinkFacts:
                     if link_host != host and link_host in _LOCAL_HOSTS
                 ]
         counts.internal += relative
-        attrs_of = page.anchor_attrs
-        # Only a non-empty rel can hold nofollow.
-        for index in compress(range(len(attrs_of)), page.anchor_rels):
-            attrs = attrs_of[index]
-            if "href" in attrs and has_token_ci(attrs["rel"], "nofollow"):
-                anchor = Anchor(page.anchor_nodes[index], attrs, "", page.resolve)
-                counts.nofollow_internal += page.anchor_host(anchor) == host
+        hrefs, rels = self.hrefs, page.anchor_rels
+        # Only a non-empty rel can hold nofollow (and only a link with an href counts).
+        for index in compress(range(len(rels)), rels):
+            rel = rels[index]
+            if hrefs[index] is not None and rel and has_token_ci(rel, "nofollow"):
+                counts.nofollow_internal += page.link_host(hrefs[index]) == host
         return insecure
 
 
