@@ -57,6 +57,10 @@ PIECES = (
     "caf\u00e9 \u6f22\u5b57 &amp; &lt; ",
     "<!-- <a href=c>comment</a> -->",
     "<p>x<a href=1>one<p>two</a>",
+    "</head> between <body>",
+    "</body> after the body ",
+    "<frameset><frame src=f></frameset>",
+    "<textarea>a <b> b</textarea><title>in body</title>",
 )
 
 
@@ -115,7 +119,7 @@ def walked(parser: LexborHTMLParser, *, read: bool, link_attributes: bool = True
     root = parser.root
     assert root is not None
     result = TreeWalker(_INDEXED).walk(
-        root, parser, lists, read=read, hidden=True, link_attributes=link_attributes
+        root, parser.body, parser, lists, read=read, hidden=True, link_attributes=link_attributes
     )
     return {
         "headings": [(level, node.mem_id) for level, node in result.headings],
@@ -134,6 +138,7 @@ def walked(parser: LexborHTMLParser, *, read: bool, link_attributes: bool = True
         "lists": {name: [node.mem_id for node in nodes] for name, nodes in lists.items()},
         "elements": result.element_count,
         "names": result.attribute_names,
+        "body_text": result.body_text,
     }
 
 
@@ -146,16 +151,24 @@ def _inside(node: LexborNode, tag: str) -> bool:
     return False
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(pieces=st.lists(st.sampled_from(PIECES), max_size=40), read=st.booleans())
 def test_walk_finds_what_the_python_walk_found(pieces: list[str], read: bool) -> None:
     parser = LexborHTMLParser("".join(pieces))
     found = walked(parser, read=read)
+    body_text = found.pop("body_text")
     assert found == reference(parser, read=read)
     # without the links' attribute dicts: the same hrefs, rels and texts
     lean = walked(parser, read=read, link_attributes=False)
     assert [anchor[1:] for anchor in lean["anchors"]] == [a[1:] for a in found["anchors"]]
     assert lean["lists"] == found["lists"]
+    # the body's text: what selectolax gives once the hidden elements are removed
+    for node in reversed(parser.css(", ".join(HIDDEN_TAGS))):
+        node.decompose()
+    body = parser.body
+    attached = body is not None and body.parent is not None  # a frameset displaces it
+    assert body_text == (body.text(separator=" ") if body is not None and attached else "")
+    assert body_text == Page.from_html("".join(pieces)).body_text
 
 
 def test_every_piece_at_once_in_both_modes() -> None:
@@ -163,6 +176,7 @@ def test_every_piece_at_once_in_both_modes() -> None:
     for read in (True, False):
         parser = LexborHTMLParser(html)
         found = walked(parser, read=read)
+        assert found.pop("body_text")
         assert found == reference(parser, read=read)
         assert found["hidden"]
         assert found["headings"]

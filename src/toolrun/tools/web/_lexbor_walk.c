@@ -20,7 +20,7 @@ typedef struct lexbor_node lexbor_node;
 typedef struct lexbor_attr lexbor_attr;
 typedef unsigned char lexbor_char;
 
-enum { ELEMENT_NODE = 1 };
+enum { ELEMENT_NODE = 1, TEXT_NODE = 3 };
 
 /* What walk() does with an element, by tag id (the ``kinds`` table). */
 enum {
@@ -44,6 +44,19 @@ static const lexbor_char *(*attr_value)(lexbor_attr *, size_t *);
 static lexbor_char *(*node_text_content)(lexbor_node *, size_t *);
 static void *(*document_destroy_text)(lexbor_node *, lexbor_char *);
 static PyObject *(*new_node)(lexbor_node *, PyObject *);
+
+/* Where a text node keeps its characters: a lexbor_str_t right after the node's fields
+ * (lxb_dom_character_data_t); the offset is found and checked by
+ * check_text_offset(). */
+typedef struct {
+    lexbor_char *data;
+    size_t length;
+} LexborString;
+static size_t text_offset;
+
+static const LexborString *text_data(lexbor_node *text) {
+    return (const LexborString *)((const char *)text + text_offset);
+}
 
 static PyObject *href_name, *rel_name, *src_name, *empty_text;
 
@@ -107,6 +120,37 @@ static PyObject *bind(PyObject *module, PyObject *args) {
     }
     new_node = (PyObject * (*)(lexbor_node *, PyObject *)) entries[0];
     Py_RETURN_NONE;
+}
+
+/* check_text_offset(text_node_address) -> bool: whether a text node's characters are where
+ * text_data() reads them (compared with lexbor's own copy); the offset is kept if so. */
+static PyObject *check_text_offset(PyObject *module, PyObject *args) {
+    unsigned long long address;
+    Py_ssize_t offset;
+    if (!PyArg_ParseTuple(args, "Kn", &address, &offset)) {
+        return NULL;
+    }
+    lexbor_node *node = (lexbor_node *)(uintptr_t)address, *document = node;
+    if (node_type(node) != TEXT_NODE || offset < 0) {
+        Py_RETURN_FALSE;
+    }
+    while (node_parent(document) != NULL) {
+        document = node_parent(document);
+    }
+    size_t length = 0;
+    lexbor_char *copy = node_text_content(node, &length);
+    if (copy == NULL) {
+        Py_RETURN_FALSE;
+    }
+    const LexborString *text = (const LexborString *)((const char *)node + offset);
+    /* the length is compared first: the pointer beside it is read only if it matches */
+    int fits = length > 0 && text->length == length && text->data != NULL &&
+               memcmp(text->data, copy, length) == 0;
+    document_destroy_text(document, copy);
+    if (fits) {
+        text_offset = (size_t)offset;
+    }
+    return PyBool_FromLong(fits);
 }
 
 static PyObject *decode(const lexbor_char *data, size_t length) {
@@ -354,94 +398,122 @@ static void release(Found *found) {
     Py_XDECREF(found->image_srcs);
 }
 
-/* walk(root, parser, kinds, routes, read, link_attributes) -> (element_count (hidden ones and what they hold
- * not counted), headings, hidden, reread,
- * anchor_attrs (empty without link_attributes), anchor_hrefs, anchor_rels, anchor_texts, images,
- * image_srcs, attribute_names (of the elements below the root, hidden ones left out)); see treewalk.py
- * for the contract. */
-static PyObject *walk(PyObject *module, PyObject *args) {
-    unsigned long long root_address;
+/* A growing byte buffer (PyMem). */
+typedef struct {
+    char *data;
+    size_t length, capacity;
+} Buffer;
+
+static int buffer_add(Buffer *buffer, const void *data, size_t length) {
+    if (buffer->length + length > buffer->capacity) {
+        size_t capacity = buffer->capacity ? buffer->capacity : 65536;
+        while (capacity < buffer->length + length) {
+            capacity *= 2;
+        }
+        char *grown = PyMem_Realloc(buffer->data, capacity);
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        buffer->data = grown;
+        buffer->capacity = capacity;
+    }
+    memcpy(buffer->data + buffer->length, data, length);
+    buffer->length += length;
+    return 0;
+}
+
+/* One walk's state: its inputs, what it found so far, and where it is. */
+typedef struct {
     PyObject *parser, *routes;
-    Py_buffer kinds_buffer;
+    const unsigned char *kinds;
+    Py_ssize_t known;
     int read, link_attributes;
-    if (new_node == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "bind() was not called");
-        return NULL;
+    lexbor_node *root, *body, *document;
+    lexbor_node *hidden_root; /* the hidden element being walked through, if any */
+    lexbor_node *body_root;   /* the body, while the walk is inside it */
+    long element_count;
+    int reread, text_fragments;
+    Found found;
+    NameSet *names;
+    Buffer body_text;
+} Walk;
+
+static int visit_element(Walk *walk, lexbor_node *node) {
+    uintptr_t tag_id = node_tag_id(node);
+    int kind = (Py_ssize_t)tag_id < walk->known ? walk->kinds[tag_id] : KIND_NONE;
+    if (node == walk->body) {
+        walk->body_root = node;
     }
-    if (!PyArg_ParseTuple(args, "KOy*O!pp", &root_address, &parser, &kinds_buffer, &PyList_Type,
-                          &routes, &read, &link_attributes)) {
-        return NULL;
+    if (kind == KIND_HIDDEN) {
+        walk->reread = walk->reread || inside_kind(node, walk->kinds, walk->known, KIND_LINK);
+        if (walk->hidden_root == NULL) {
+            walk->hidden_root = node; /* what it holds is not indexed (noscript's elements) */
+        }
+        return append_new(walk->found.hidden, new_node(node, walk->parser));
     }
-    const unsigned char *kinds = kinds_buffer.buf;
-    Py_ssize_t known = kinds_buffer.len;
-    if (PyList_GET_SIZE(routes) < known) {
-        PyBuffer_Release(&kinds_buffer);
-        PyErr_SetString(PyExc_ValueError, "routes is shorter than kinds");
-        return NULL;
+    if (walk->hidden_root != NULL) {
+        return 0;
     }
-    Found found = {PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0),
-                   PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0)};
-    NameSet *names = PyMem_Calloc(1, sizeof(NameSet));
-    if (names == NULL) {
-        PyBuffer_Release(&kinds_buffer);
-        return PyErr_NoMemory();
+    walk->element_count++;
+    if (node != walk->root && add_names(walk->names, node) < 0) {
+        return -1;
     }
-    names->overflow = PySet_New(NULL);
-    PyObject *attribute_names = NULL;
-    lexbor_node *root = (lexbor_node *)(uintptr_t)root_address;
-    lexbor_node *document = root, *node = root, *next, *hidden_root = NULL;
-    long element_count = 0;
-    int reread = 0;
-    if (names->overflow == NULL || found.headings == NULL || found.hidden == NULL || found.anchor_attrs == NULL ||
-        found.anchor_hrefs == NULL || found.anchor_rels == NULL || found.anchor_texts == NULL ||
-        found.images == NULL || found.image_srcs == NULL) {
-        goto fail;
+    if (kind == KIND_NONE) {
+        return 0;
     }
-    while (node_parent(document) != NULL) {
-        document = node_parent(document); /* texts are given back to the document's arena */
+    if (kind == KIND_LINK && walk->read) {
+        return read_anchor(&walk->found, node, walk->document, walk->link_attributes);
     }
+    if (kind == KIND_IMAGE && walk->read) {
+        return read_image(&walk->found, node);
+    }
+    PyObject *item = new_node(node, walk->parser);
+    if (item == NULL || index_node(walk->routes, tag_id, item) < 0) {
+        Py_XDECREF(item);
+        return -1;
+    }
+    int status = kind > KIND_HEADING
+                     ? append_new(walk->found.headings,
+                                  Py_BuildValue("(iO)", kind - KIND_HEADING, item))
+                     : 0;
+    Py_DECREF(item);
+    return status;
+}
+
+/* A text node of the body outside hidden elements: the body's text, as selectolax's
+ * ``body.text(deep=True, separator=" ")`` gives it once the hidden elements are gone. */
+static int visit_text(Walk *walk, lexbor_node *node) {
+    if (walk->body_root == NULL || walk->hidden_root != NULL) {
+        return 0;
+    }
+    const LexborString *text = text_data(node);
+    if (text->data == NULL) {
+        return 0;
+    }
+    if (walk->text_fragments++ && buffer_add(&walk->body_text, " ", 1) < 0) {
+        return -1;
+    }
+    return buffer_add(&walk->body_text, text->data, text->length);
+}
+
+/* Leaving ``node`` (its subtree done). */
+static void leave(Walk *walk, lexbor_node *node) {
+    if (node == walk->hidden_root) {
+        walk->hidden_root = NULL;
+    }
+    if (node == walk->body_root) {
+        walk->body_root = NULL;
+    }
+}
+
+static int walk_tree(Walk *walk) {
+    lexbor_node *root = walk->root, *node = root, *next;
     for (;;) {
-        if (node_type(node) == ELEMENT_NODE) {
-            uintptr_t tag_id = node_tag_id(node);
-            int kind = (Py_ssize_t)tag_id < known ? kinds[tag_id] : KIND_NONE;
-            element_count += hidden_root == NULL && kind != KIND_HIDDEN;
-            if (hidden_root == NULL && kind != KIND_HIDDEN && node != root &&
-                add_names(names, node) < 0) {
-                goto fail;
-            }
-            if (kind == KIND_HIDDEN) {
-                if (append_new(found.hidden, new_node(node, parser)) < 0) {
-                    goto fail;
-                }
-                reread = reread || inside_kind(node, kinds, known, KIND_LINK);
-                if (hidden_root == NULL) {
-                    hidden_root = node; /* what a noscript holds is not indexed */
-                }
-            } else if (hidden_root != NULL || kind == KIND_NONE) {
-                /* not indexed */
-            } else if (kind == KIND_LINK && read) {
-                if (read_anchor(&found, node, document, link_attributes) < 0) {
-                    goto fail;
-                }
-            } else if (kind == KIND_IMAGE && read) {
-                if (read_image(&found, node) < 0) {
-                    goto fail;
-                }
-            } else {
-                PyObject *item = new_node(node, parser);
-                if (item == NULL || index_node(routes, tag_id, item) < 0) {
-                    Py_XDECREF(item);
-                    goto fail;
-                }
-                if (kind > KIND_HEADING) {
-                    PyObject *pair = Py_BuildValue("(iO)", kind - KIND_HEADING, item);
-                    if (append_new(found.headings, pair) < 0) {
-                        Py_DECREF(item);
-                        goto fail;
-                    }
-                }
-                Py_DECREF(item);
-            }
+        int type = node_type(node);
+        if ((type == ELEMENT_NODE && visit_element(walk, node) < 0) ||
+            (type == TEXT_NODE && visit_text(walk, node) < 0)) {
+            return -1;
         }
         next = node_first_child(node);
         if (next != NULL) {
@@ -449,37 +521,87 @@ static PyObject *walk(PyObject *module, PyObject *args) {
             continue;
         }
         while (node != root && (next = node_next(node)) == NULL) {
-            if (node == hidden_root) {
-                hidden_root = NULL;
-            }
+            leave(walk, node);
             node = node_parent(node);
         }
         if (node == root) {
-            break;
+            return 0;
         }
-        if (node == hidden_root) {
-            hidden_root = NULL;
-        }
+        leave(walk, node);
         node = next;
     }
-    PyBuffer_Release(&kinds_buffer);
-    attribute_names = name_strings(names);
-    Py_DECREF(names->overflow);
-    PyMem_Free(names);
-    if (attribute_names == NULL) {
-        release(&found);
+}
+
+static void release_walk(Walk *walk) {
+    release(&walk->found);
+    if (walk->names != NULL) {
+        Py_XDECREF(walk->names->overflow);
+        PyMem_Free(walk->names);
+    }
+    PyMem_Free(walk->body_text.data);
+}
+
+/* walk(root, body, parser, kinds, routes, read, link_attributes) -> (element_count, headings,
+ * hidden, reread, anchor_attrs, anchor_hrefs, anchor_rels, anchor_texts, images, image_srcs,
+ * attribute_names, body_text); see treewalk.py for the contract. */
+static PyObject *walk(PyObject *module, PyObject *args) {
+    unsigned long long root_address, body_address;
+    Py_buffer kinds;
+    Walk walk = {0};
+    if (new_node == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "bind() was not called");
         return NULL;
     }
-    return Py_BuildValue("(lNNNNNNNNNN)", element_count, found.headings, found.hidden,
-                         PyBool_FromLong(reread), found.anchor_attrs, found.anchor_hrefs,
-                         found.anchor_rels, found.anchor_texts, found.images, found.image_srcs,
-                         attribute_names);
-fail:
-    PyBuffer_Release(&kinds_buffer);
-    Py_XDECREF(names->overflow);
-    PyMem_Free(names);
-    release(&found);
-    return NULL;
+    if (!PyArg_ParseTuple(args, "KKOy*O!pp", &root_address, &body_address, &walk.parser,
+                          &kinds, &PyList_Type, &walk.routes, &walk.read,
+                          &walk.link_attributes)) {
+        return NULL;
+    }
+    walk.kinds = kinds.buf;
+    walk.known = kinds.len;
+    if (PyList_GET_SIZE(walk.routes) < walk.known) {
+        PyBuffer_Release(&kinds);
+        PyErr_SetString(PyExc_ValueError, "routes is shorter than kinds");
+        return NULL;
+    }
+    walk.root = (lexbor_node *)(uintptr_t)root_address;
+    walk.body = (lexbor_node *)(uintptr_t)body_address;
+    walk.document = walk.root;
+    while (node_parent(walk.document) != NULL) {
+        walk.document = node_parent(walk.document); /* texts go back to its arena */
+    }
+    Found *found = &walk.found;
+    *found = (Found){PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0),
+                     PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0)};
+    walk.names = PyMem_Calloc(1, sizeof(NameSet));
+    if (walk.names != NULL) {
+        walk.names->overflow = PySet_New(NULL);
+    }
+    int ready = walk.names != NULL && walk.names->overflow != NULL && found->headings != NULL &&
+                found->hidden != NULL && found->anchor_attrs != NULL &&
+                found->anchor_hrefs != NULL && found->anchor_rels != NULL &&
+                found->anchor_texts != NULL && found->images != NULL &&
+                found->image_srcs != NULL;
+    int status = ready ? walk_tree(&walk) : (PyErr_NoMemory(), -1);
+    PyBuffer_Release(&kinds);
+    PyObject *attribute_names = status < 0 ? NULL : name_strings(walk.names);
+    PyObject *body_text =
+        attribute_names == NULL ? NULL
+        : walk.body_text.length
+            ? decode((const lexbor_char *)walk.body_text.data, walk.body_text.length)
+            : Py_NewRef(empty_text);
+    if (body_text == NULL) {
+        Py_XDECREF(attribute_names);
+        release_walk(&walk);
+        return NULL;
+    }
+    PyObject *result = Py_BuildValue(
+        "(lOOOOOOOOONN)", walk.element_count, found->headings, found->hidden,
+        walk.reread ? Py_True : Py_False, found->anchor_attrs, found->anchor_hrefs,
+        found->anchor_rels, found->anchor_texts, found->images, found->image_srcs,
+        attribute_names, body_text);
+    release_walk(&walk);
+    return result;
 }
 
 /* word_stats(text) -> (words, spaces): the length of ``text.split()`` and how many of its
@@ -613,6 +735,7 @@ fail:
 
 static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS, "Bind to selectolax's lexbor (its path, LexborNode's vtable)."},
+    {"check_text_offset", check_text_offset, METH_VARARGS, "Check where text nodes keep text."},
     {"walk", walk, METH_VARARGS, "The element index of a tree in one walk."},
     {"count_words", count_words, METH_VARARGS, "Counts of the first words of a text."},
     {"word_stats", word_stats, METH_O, "(words, spaces) of a text, as str.split() sees them."},

@@ -3,8 +3,10 @@
 from selectolax.lexbor import LexborNode
 
 def bind(library_path: str, node_vtable: object, /) -> None: ...
+def check_text_offset(text_address: int, offset: int, /) -> bool: ...
 def walk(
     root_address: int,
+    body_address: int,
     parser: object,
     kinds: bytes,
     routes: list[tuple[list[LexborNode], ...]],
@@ -23,6 +25,7 @@ def walk(
     list[dict[str, str | None]],
     list[str | None],
     frozenset[str],
+    str,
 ]: ...
 def word_stats(text: str, /) -> tuple[int, int]: ...
 def count_words(text: str, limit: int, keep: int, /) -> tuple[dict[str, int], list[str]]: ...

@@ -301,8 +301,15 @@ class Page:
         # Links' attribute dicts are rarely read (most rules need the href, rel and text):
         # ``anchor_attrs`` makes them on first use.
         walked = _WALKER.walk(
-            root, self._parsed, lists, read=read, hidden=hidden, link_attributes=False
+            root,
+            self._parsed.body,
+            self._parsed,
+            lists,
+            read=read,
+            hidden=hidden,
+            link_attributes=False,
         )
+        self.__dict__["body_text"] = walked.body_text
         self.__dict__["heading_nodes"] = walked.headings
         self.__dict__["element_count"] = walked.element_count
         self.__dict__["_attribute_names"] = walked.attribute_names
@@ -546,9 +553,13 @@ class Page:
 
     @cached_property
     def body_text(self) -> str:
-        """Raw text of the body, a space between text nodes (whitespace not yet collapsed)."""
+        """Raw text of the body, a space between text nodes (whitespace not yet collapsed); set
+        by the element walk if it ran first. A body a frameset displaced is not in the
+        document: no text."""
         body = self.tree.body
-        return body.text(deep=True, separator=" ") if body is not None else ""
+        if body is None or body.parent is None:
+            return ""
+        return body.text(deep=True, separator=" ")
 
     @cached_property
     def words(self) -> list[str]:

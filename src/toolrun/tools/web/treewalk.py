@@ -47,6 +47,7 @@ class Walked:
     images: list[dict[str, str | None]]
     image_srcs: list[str | None]
     attribute_names: frozenset[str]
+    body_text: str
 
 
 class TreeWalker:
@@ -69,6 +70,7 @@ class TreeWalker:
     def walk(
         self,
         root: LexborNode,
+        body: LexborNode | None,
         parser: LexborHTMLParser,
         lists: dict[str, list[LexborNode]],
         *,
@@ -79,12 +81,24 @@ class TreeWalker:
         """Append every indexed element below ``root`` (included) to its lists, in document
         order. With ``read``, links and images are read instead of listed (the links'
         ``anchor_attrs`` only with ``link_attributes``; their href, rel and text always); with
-        ``hidden``, hidden elements are noted and what they hold is not indexed."""
+        ``hidden``, hidden elements are noted and what they hold is not indexed. The text
+        below ``body`` (outside hidden elements) is gathered as ``body.text(separator=" ")``
+        gives it."""
         kinds = self._kinds_with_hidden if hidden else self._kinds
         routes: list[tuple[list[LexborNode], ...]] = [()] * len(kinds)
         for tag, names in self.indexed.items():
             routes[tag] = tuple(lists[name] for name in names if name in lists)
-        return Walked(*_lexbor_walk.walk(root.mem_id, parser, kinds, routes, read, link_attributes))
+        return Walked(
+            *_lexbor_walk.walk(
+                root.mem_id,
+                body.mem_id if body is not None else 0,
+                parser,
+                kinds,
+                routes,
+                read,
+                link_attributes,
+            )
+        )
 
 
 def word_stats(text: str) -> tuple[int, int]:
@@ -97,15 +111,35 @@ def count_words(text: str, limit: int, keep: int) -> tuple[dict[str, int], list[
     return _lexbor_walk.count_words(text, limit, min(keep, limit))
 
 
+# The fields of lexbor's node before a text node's characters: 13 words on 64-bit builds
+# (selectolax/lexbor.pxd); the others are tried if a build differs.
+_TEXT_OFFSETS = (104, 112, 96, 120, 128, 88)
+
+
+def _find_text_offset() -> None:
+    probes = [LexborHTMLParser(f"<p>{text}</p>") for text in ("toolrun", "a longer probe text")]
+    nodes = [probe.css("p")[0].first_child for probe in probes]
+    for offset in _TEXT_OFFSETS:
+        if all(
+            node is not None and _lexbor_walk.check_text_offset(node.mem_id, offset)
+            for node in nodes
+        ):
+            return
+    raise ImportError("could not find where selectolax's lexbor keeps a text node's text")
+
+
 def _bind() -> None:
     vtable = LexborNode.__dict__.get("__pyx_vtable__")
     if vtable is None:
         raise ImportError("selectolax's LexborNode has no Cython vtable to bind to")
     _lexbor_walk.bind(selectolax.lexbor.__file__, vtable)
+    _find_text_offset()
     page = LexborHTMLParser('<p><a href="/x" rel>Go <b>on</b></a><img src=i alt><h2>T</h2>')
     [root], [anchor], [image], [heading] = (page.css(tag) for tag in ("html", "a", "img", "h2"))
     lists: dict[str, list[LexborNode]] = {"heading": []}
-    walked = TreeWalker({"h2": ("heading",)}).walk(root, page, lists, read=True, hidden=True)
+    walked = TreeWalker({"h2": ("heading",)}).walk(
+        root, page.body, page, lists, read=True, hidden=True
+    )
     expected = (
         [anchor.attributes],
         ["/x"],
@@ -124,7 +158,11 @@ def _bind() -> None:
         walked.image_srcs,
         [node.mem_id for node in lists["heading"]],
     )
-    if found != expected or walked.element_count != len(page.css("*")):
+    if (
+        found != expected
+        or walked.element_count != len(page.css("*"))
+        or walked.body_text != (page.body.text(separator=" ") if page.body else "")
+    ):
         raise ImportError(f"the C tree walk does not fit this selectolax: {found} != {expected}")
 
 
