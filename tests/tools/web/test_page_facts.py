@@ -149,9 +149,9 @@ def test_one_walk_finds_and_removes_the_hidden_elements() -> None:
         assert getattr(merged, fact) == getattr(apart, fact), fact
     assert merged.anchor_texts == apart.anchor_texts
     assert merged.anchor_attrs == apart.anchor_attrs
-    assert [level for level, _ in merged.heading_nodes] == [
-        level for level, _ in apart.heading_nodes
-    ]
+    assert merged.heading_levels == apart.heading_levels
+    assert merged.heading_texts == apart.heading_texts
+    assert merged.count("ul") == apart.count("ul") == 1
     for name in _SELECTORS:
         assert [n.attributes for n in merged.elements(name)] == [
             n.attributes for n in apart.elements(name)
@@ -164,7 +164,7 @@ def test_elements_skip_removed_noscript_and_template_content() -> None:
     page = Page.from_html(MIXED)
     assert [node.attributes.get("href") for node in page.elements("a")] == ["/a", "/s"]
     assert [node.attributes.get("src") for node in page.elements("img")] == ["/i"]
-    assert [level for level, _ in page.heading_nodes] == [2, 1]
+    assert page.heading_levels == [2, 1]
 
 
 def test_phrase_candidates_include_every_phrase_and_url() -> None:

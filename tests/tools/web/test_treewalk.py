@@ -10,8 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from toolrun.tools.web.page import _INDEXED, Page
-from toolrun.tools.web.treewalk import HIDDEN_TAGS, TreeWalker, count_words, word_stats
+from toolrun.tools.web.page import _LISTED, COUNTED_TAGS, Page
+from toolrun.tools.web.treewalk import (
+    HEADING_TAGS,
+    HIDDEN_TAGS,
+    TreeWalker,
+    count_words,
+    word_stats,
+)
 
 PIECES = (
     '<a href="/p">',
@@ -66,11 +72,12 @@ PIECES = (
 
 def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
     """What the Python walk this replaces found (``root.traverse()``), for comparison."""
-    lists: dict[str, list[int]] = {name: [] for names in _INDEXED.values() for name in names}
+    lists: dict[str, list[int]] = {name: [] for names in _LISTED.values() for name in names}
     if read:
         del lists["a"], lists["img"]
     found: dict[str, Any] = {
         "headings": [],
+        "counts": dict.fromkeys(COUNTED_TAGS, 0),
         "hidden": [],
         "reread": False,
         "anchors": [],
@@ -85,7 +92,9 @@ def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
         tag = node.tag or ""
         if tag in HIDDEN_TAGS:
             found["hidden"].append(node.mem_id)
-            found["reread"] = found["reread"] or _inside(node, "a")
+            found["reread"] = found["reread"] or any(
+                _inside(node, tag) for tag in ("a", *HEADING_TAGS)
+            )
             for inner in islice(walk, sum(1 for _ in node.traverse()) - 1):
                 if inner.tag in HIDDEN_TAGS:
                     found["hidden"].append(inner.mem_id)
@@ -93,7 +102,13 @@ def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
         elements += node.is_element_node
         if node.is_element_node and node.mem_id != root.mem_id:
             names.update(node.attributes)
-        if tag not in _INDEXED:
+        if tag in COUNTED_TAGS:
+            found["counts"][tag] += 1
+            continue
+        if tag in HEADING_TAGS:
+            found["headings"].append((int(tag[1]), node.text_lexbor()))
+            continue
+        if tag not in _LISTED:
             continue
         if read and tag == "a":
             attrs = node.attributes
@@ -102,10 +117,8 @@ def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
         elif read and tag == "img":
             found["images"].append((node.attributes, node.attributes.get("src")))
         else:
-            for name in _INDEXED[tag]:
+            for name in _LISTED[tag]:
                 lists[name].append(node.mem_id)
-            if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
-                found["headings"].append((int(tag[1]), node.mem_id))
     found["lists"] = lists
     found["elements"] = elements
     found["names"] = names
@@ -113,18 +126,20 @@ def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
 
 
 def walked(parser: LexborHTMLParser, *, read: bool, link_attributes: bool = True) -> dict[str, Any]:
-    lists: dict[str, list[LexborNode]] = {name: [] for names in _INDEXED.values() for name in names}
+    lists: dict[str, list[LexborNode]] = {name: [] for names in _LISTED.values() for name in names}
     if read:
         del lists["a"], lists["img"]
     root = parser.root
     assert root is not None
-    result = TreeWalker(_INDEXED).walk(
+    walker = TreeWalker(_LISTED, COUNTED_TAGS)
+    result = walker.walk(
         root, parser.body, parser, lists, read=read, hidden=True, link_attributes=link_attributes
     )
     return {
-        "headings": [(level, node.mem_id) for level, node in result.headings],
+        "headings": list(zip(result.heading_levels, result.heading_texts, strict=True)),
+        "counts": walker.counts(result),
         "hidden": [node.mem_id for node in result.hidden],
-        "reread": result.hidden_inside_link,
+        "reread": result.hidden_inside_text,
         "anchors": list(
             zip(
                 result.anchor_attrs if link_attributes else [{}] * len(result.anchor_hrefs),
@@ -180,13 +195,16 @@ def test_every_piece_at_once_in_both_modes() -> None:
         assert found == reference(parser, read=read)
         assert found["hidden"]
         assert found["headings"]
-        assert found["lists"]["main"]
+        assert found["counts"]["main"]
 
 
-def test_a_script_inside_a_link_has_the_link_text_read_again() -> None:
-    page = Page.from_html('<a href="/x">Go<script>var s = 1;</script> on</a>')
+def test_a_script_inside_a_link_or_heading_has_their_texts_read_again() -> None:
+    page = Page.from_html(
+        '<h2>To<style>b{}</style>p</h2><a href="/x">Go<script>s()</script> on</a>'
+    )
     page.index_elements()
     assert page.anchor_texts == ["Go on"]
+    assert page.heading_texts == ["Top"]
     assert page.script_count == 1
 
 

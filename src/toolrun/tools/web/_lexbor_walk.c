@@ -25,11 +25,12 @@ enum { ELEMENT_NODE = 1, TEXT_NODE = 3 };
 /* What walk() does with an element, by tag id (the ``kinds`` table). */
 enum {
     KIND_NONE = 0,
-    KIND_INDEXED = 1,  /* appended to each list of routes[tag_id] */
+    KIND_LISTED = 1,   /* appended to each list of routes[tag_id] */
     KIND_HIDDEN = 2,   /* script, style, template, noscript: noted, subtree not indexed */
-    KIND_LINK = 3,     /* <a>: read (attributes, href, rel, text), or indexed if not reading */
-    KIND_IMAGE = 4,    /* <img>: read (attributes, src), or indexed if not reading */
-    KIND_HEADING = 10, /* 11..16: h1..h6, indexed and listed with their level */
+    KIND_LINK = 3,     /* <a>: read (attributes, href, rel, text), or listed if not reading */
+    KIND_IMAGE = 4,    /* <img>: read (attributes, src), or listed if not reading */
+    KIND_COUNTED = 5,  /* only counted */
+    KIND_HEADING = 10, /* 11..16: h1..h6, their level and text read */
 };
 
 static lexbor_node *(*node_first_child)(lexbor_node *);
@@ -282,7 +283,7 @@ static PyObject *name_strings(NameSet *set) {
 }
 
 typedef struct {
-    PyObject *headings, *hidden;
+    PyObject *heading_levels, *heading_texts, *hidden;
     PyObject *anchor_attrs, *anchor_hrefs, *anchor_rels, *anchor_texts;
     PyObject *images, *image_srcs;
 } Found;
@@ -377,10 +378,13 @@ static int index_node(PyObject *routes, uintptr_t tag_id, PyObject *node) {
     return 0;
 }
 
-static int inside_kind(lexbor_node *node, const unsigned char *kinds, Py_ssize_t known, int kind) {
+/* Whether a link or a heading holds ``node`` (their texts, read before the hidden elements
+ * are removed, then held its text too). */
+static int inside_read_text(lexbor_node *node, const unsigned char *kinds, Py_ssize_t known) {
     for (lexbor_node *up = node_parent(node); up != NULL; up = node_parent(up)) {
         uintptr_t tag_id = node_tag_id(up);
-        if ((Py_ssize_t)tag_id < known && kinds[tag_id] == kind) {
+        int kind = (Py_ssize_t)tag_id < known ? kinds[tag_id] : KIND_NONE;
+        if (kind == KIND_LINK || kind > KIND_HEADING) {
             return 1;
         }
     }
@@ -388,7 +392,8 @@ static int inside_kind(lexbor_node *node, const unsigned char *kinds, Py_ssize_t
 }
 
 static void release(Found *found) {
-    Py_XDECREF(found->headings);
+    Py_XDECREF(found->heading_levels);
+    Py_XDECREF(found->heading_texts);
     Py_XDECREF(found->hidden);
     Py_XDECREF(found->anchor_attrs);
     Py_XDECREF(found->anchor_hrefs);
@@ -433,6 +438,7 @@ typedef struct {
     lexbor_node *hidden_root; /* the hidden element being walked through, if any */
     lexbor_node *body_root;   /* the body, while the walk is inside it */
     long element_count;
+    long *tag_counts; /* by tag id, of the counted kinds */
     int reread, text_fragments;
     Found found;
     NameSet *names;
@@ -446,7 +452,7 @@ static int visit_element(Walk *walk, lexbor_node *node) {
         walk->body_root = node;
     }
     if (kind == KIND_HIDDEN) {
-        walk->reread = walk->reread || inside_kind(node, walk->kinds, walk->known, KIND_LINK);
+        walk->reread = walk->reread || inside_read_text(node, walk->kinds, walk->known);
         if (walk->hidden_root == NULL) {
             walk->hidden_root = node; /* what it holds is not indexed (noscript's elements) */
         }
@@ -468,16 +474,19 @@ static int visit_element(Walk *walk, lexbor_node *node) {
     if (kind == KIND_IMAGE && walk->read) {
         return read_image(&walk->found, node);
     }
-    PyObject *item = new_node(node, walk->parser);
-    if (item == NULL || index_node(walk->routes, tag_id, item) < 0) {
-        Py_XDECREF(item);
-        return -1;
+    if (kind == KIND_COUNTED) {
+        walk->tag_counts[tag_id]++;
+        return 0;
     }
-    int status = kind > KIND_HEADING
-                     ? append_new(walk->found.headings,
-                                  Py_BuildValue("(iO)", kind - KIND_HEADING, item))
-                     : 0;
-    Py_DECREF(item);
+    if (kind > KIND_HEADING) {
+        return append_new(walk->found.heading_levels, PyLong_FromLong(kind - KIND_HEADING)) < 0 ||
+                       append_new(walk->found.heading_texts, read_text(node, walk->document)) < 0
+                   ? -1
+                   : 0;
+    }
+    PyObject *item = new_node(node, walk->parser);
+    int status = item == NULL || index_node(walk->routes, tag_id, item) < 0 ? -1 : 0;
+    Py_XDECREF(item);
     return status;
 }
 
@@ -539,10 +548,28 @@ static void release_walk(Walk *walk) {
         PyMem_Free(walk->names);
     }
     PyMem_Free(walk->body_text.data);
+    PyMem_Free(walk->tag_counts);
 }
 
-/* walk(root, body, parser, kinds, routes, read, link_attributes) -> (element_count, headings,
- * hidden, reread, anchor_attrs, anchor_hrefs, anchor_rels, anchor_texts, images, image_srcs,
+/* {tag id: count} of the counted tags found. */
+static PyObject *tag_counts(Walk *walk) {
+    PyObject *counts = PyDict_New();
+    for (Py_ssize_t tag_id = 0; counts != NULL && tag_id < walk->known; tag_id++) {
+        if (walk->tag_counts[tag_id] == 0) {
+            continue;
+        }
+        PyObject *key = PyLong_FromSsize_t(tag_id), *value = PyLong_FromLong(walk->tag_counts[tag_id]);
+        if (key == NULL || value == NULL || PyDict_SetItem(counts, key, value) < 0) {
+            Py_CLEAR(counts);
+        }
+        Py_XDECREF(key);
+        Py_XDECREF(value);
+    }
+    return counts;
+}
+
+/* walk(root, body, parser, kinds, routes, read, link_attributes) -> (element_count,
+ * tag_counts, heading_levels, heading_texts, hidden, reread, anchor_attrs, anchor_hrefs, anchor_rels, anchor_texts, images, image_srcs,
  * attribute_names, body_text); see treewalk.py for the contract. */
 static PyObject *walk(PyObject *module, PyObject *args) {
     unsigned long long root_address, body_address;
@@ -571,32 +598,37 @@ static PyObject *walk(PyObject *module, PyObject *args) {
         walk.document = node_parent(walk.document); /* texts go back to its arena */
     }
     Found *found = &walk.found;
-    *found = (Found){PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0),
+    *found = (Found){PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0),
                      PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0)};
+    walk.tag_counts = PyMem_Calloc((size_t)walk.known + 1, sizeof(long));
     walk.names = PyMem_Calloc(1, sizeof(NameSet));
     if (walk.names != NULL) {
         walk.names->overflow = PySet_New(NULL);
     }
-    int ready = walk.names != NULL && walk.names->overflow != NULL && found->headings != NULL &&
+    int ready = walk.names != NULL && walk.names->overflow != NULL && walk.tag_counts != NULL &&
+                found->heading_levels != NULL && found->heading_texts != NULL &&
                 found->hidden != NULL && found->anchor_attrs != NULL &&
                 found->anchor_hrefs != NULL && found->anchor_rels != NULL &&
                 found->anchor_texts != NULL && found->images != NULL &&
                 found->image_srcs != NULL;
     int status = ready ? walk_tree(&walk) : (PyErr_NoMemory(), -1);
     PyBuffer_Release(&kinds);
-    PyObject *attribute_names = status < 0 ? NULL : name_strings(walk.names);
+    PyObject *counts = status < 0 ? NULL : tag_counts(&walk);
+    PyObject *attribute_names = counts == NULL ? NULL : name_strings(walk.names);
     PyObject *body_text =
         attribute_names == NULL ? NULL
         : walk.body_text.length
             ? decode((const lexbor_char *)walk.body_text.data, walk.body_text.length)
             : Py_NewRef(empty_text);
     if (body_text == NULL) {
+        Py_XDECREF(counts);
         Py_XDECREF(attribute_names);
         release_walk(&walk);
         return NULL;
     }
     PyObject *result = Py_BuildValue(
-        "(lOOOOOOOOONN)", walk.element_count, found->headings, found->hidden,
+        "(lNOOOOOOOOOONN)", walk.element_count, counts, found->heading_levels,
+        found->heading_texts, found->hidden,
         walk.reread ? Py_True : Py_False, found->anchor_attrs, found->anchor_hrefs,
         found->anchor_rels, found->anchor_texts, found->images, found->image_srcs,
         attribute_names, body_text);

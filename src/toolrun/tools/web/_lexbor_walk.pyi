@@ -15,7 +15,9 @@ def walk(
     /,
 ) -> tuple[
     int,
-    list[tuple[int, LexborNode]],
+    dict[int, int],
+    list[int],
+    list[str],
     list[LexborNode],
     bool,
     list[dict[str, str | None]],

@@ -27,7 +27,7 @@ from charset_normalizer import from_bytes
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from toolrun.tools.web.models import RedirectHop
-from toolrun.tools.web.treewalk import TreeWalker, count_words, word_stats
+from toolrun.tools.web.treewalk import HEADING_TAGS, TreeWalker, count_words, word_stats
 
 if TYPE_CHECKING:
     from toolrun.net.fetch import FetchResult
@@ -56,11 +56,9 @@ FRAMEWORK_SAMPLE_CHARS = 200_000
 _MARKER_STEMS = ("data-", "__", "ng-version")
 LANDMARK_TAGS = ("main", "article", "section", "nav", "aside", "header", "footer")
 # The elements the checks read: tag -> the lists (in document order) an element of that tag
-# is added to. "heading", "subresource" and "field" keep the document order across tags.
-_INDEXED: dict[str, tuple[str, ...]] = {
-    **{tag: (tag,) for tag in LANDMARK_TAGS},
-    **{f"h{level}": ("heading",) for level in range(1, 7)},
-    **{tag: (tag,) for tag in ("a", "img", "meta", "title", "base", "ul", "ol", "table")},
+# is added to. "subresource" and "field" keep the document order across tags.
+_LISTED: dict[str, tuple[str, ...]] = {
+    **{tag: (tag,) for tag in ("a", "img", "meta", "title", "base")},
     **{tag: (tag,) for tag in ("summary", "dt", "label", "button", "time")},
     "link": ("link", "subresource"),
     "iframe": ("subresource",),
@@ -72,13 +70,22 @@ _INDEXED: dict[str, tuple[str, ...]] = {
     "textarea": ("field",),
     "select": ("field",),
 }
-_DENSE_LISTS = frozenset({"a", "img", "heading"})
-# The selector that finds one list on its own.
+# Tags the checks only count (or test for): the walk keeps no node of them.
+COUNTED_TAGS = (*LANDMARK_TAGS, "ul", "ol", "table")
+_DENSE_LISTS = frozenset({"a", "img"})
+# The selector that finds one list on its own (headings and counted tags included: for the
+# rare caller that needs their nodes).
 _SELECTORS = {
-    name: ", ".join(tag for tag, lists in _INDEXED.items() if name in lists)
-    for name in {name for lists in _INDEXED.values() for name in lists}
+    **{
+        name: ", ".join(tag for tag, lists in _LISTED.items() if name in lists)
+        for name in {name for lists in _LISTED.values() for name in lists}
+    },
+    "heading": ", ".join(HEADING_TAGS),
+    **{tag: tag for tag in COUNTED_TAGS},
 }
-_WALKER = TreeWalker(_INDEXED)
+_WALKER = TreeWalker(_LISTED, COUNTED_TAGS)
+_LISTED_NAMES = frozenset(name for names in _LISTED.values() for name in names)
+_COUNTED = frozenset(COUNTED_TAGS)
 _READ_TAGS = ("a", "img")
 _GET_SRC = methodcaller("get", "src")
 _BARE_ATTRIBUTE = re.compile(r"\[([a-z][a-z-]*)\]")
@@ -257,11 +264,15 @@ class Page:
             self.__dict__["_index"] = self._walk(read=True)
 
     def elements(self, name: str) -> list[LexborNode]:
-        """Every element of an indexed tag (or of the heading/subresource/field groups), in
-        document order. Asking for links, images or headings, which a page may hold
-        thousands of, indexes every listed tag in one walk; until then a rarer tag is
-        found by a walk for it alone (enough for meta-checker and link-preview)."""
-        if "_index" not in self.__dict__ and name not in _DENSE_LISTS:
+        """Every element of a listed tag (or of the subresource/field groups), in document
+        order. Asking for links or images, which a page may hold thousands of, indexes
+        every listed tag in one walk; until then a rarer tag is found by a walk for it alone
+        (enough for meta-checker and link-preview). Headings and counted tags are not kept
+        by the walk: their nodes come from a walk for them (``heading_levels``,
+        ``heading_texts`` and ``count`` answer without)."""
+        if name not in _LISTED_NAMES or (
+            "_index" not in self.__dict__ and name not in _DENSE_LISTS
+        ):
             found = self._walks.get(name)
             if found is None:
                 selector = _SELECTORS[name]
@@ -279,12 +290,18 @@ class Page:
     def _index(self) -> dict[str, list[LexborNode]]:
         return self._walk(read=False)
 
+    def count(self, tag: str) -> int:
+        """How many elements of a counted tag (``COUNTED_TAGS``) the page has."""
+        self._index  # noqa: B018 (the walk, whichever ran, sets the counts)
+        return self.__dict__["_tag_counts"][tag]  # type: ignore[no-any-return]
+
     def _walk(self, *, read: bool) -> dict[str, list[LexborNode]]:
-        """The element index in one walk (in C: ``treewalk``); also sets ``heading_nodes`` and,
+        """The element index in one walk (in C: ``treewalk``); also sets the heading levels and
+        texts, the tag counts, the DOM size, the attribute names and the body's text, and,
         with ``read``, the ``anchor_*`` lists and ``images``. Links and images read here are
         not listed: thousands of kept node objects cost allocations and garbage-collector
         passes, and the few checks that need a link's node get them by a walk for the tag."""
-        lists: dict[str, list[LexborNode]] = {name: [] for name in _SELECTORS}
+        lists: dict[str, list[LexborNode]] = {name: [] for name in _LISTED_NAMES}
         if read:
             for name in _READ_TAGS:
                 del lists[name]
@@ -296,7 +313,12 @@ class Page:
         if root is None:  # lexbor always builds <html>; a guard for the types
             if hidden:
                 self._remove_hidden([])
-            self.__dict__.update(heading_nodes=[], element_count=0)
+            self.__dict__.update(
+                heading_levels=[],
+                heading_texts=[],
+                element_count=0,
+                _tag_counts=dict.fromkeys(COUNTED_TAGS, 0),
+            )
             return lists
         # Links' attribute dicts are rarely read (most rules need the href, rel and text):
         # ``anchor_attrs`` makes them on first use.
@@ -309,15 +331,19 @@ class Page:
             hidden=hidden,
             link_attributes=False,
         )
-        self.__dict__["body_text"] = walked.body_text
-        self.__dict__["heading_nodes"] = walked.headings
-        self.__dict__["element_count"] = walked.element_count
-        self.__dict__["_attribute_names"] = walked.attribute_names
-        anchor_texts = walked.anchor_texts
+        self.__dict__.update(
+            body_text=walked.body_text,
+            element_count=walked.element_count,
+            _tag_counts=_WALKER.counts(walked),
+            _attribute_names=walked.attribute_names,
+        )
+        anchor_texts, heading_texts = walked.anchor_texts, walked.heading_texts
         if hidden:
             self._remove_hidden(walked.hidden)
-            if walked.hidden_inside_link:  # a link's text read above held a script's text
+            if walked.hidden_inside_text:  # a link's or heading's text held a script's
                 anchor_texts = [node.text_lexbor() for node in self.elements("a")]
+                heading_texts = [node.text_lexbor() for node in self.elements("heading")]
+        self.__dict__.update(heading_levels=walked.heading_levels, heading_texts=heading_texts)
         if read:
             self.__dict__.update(
                 anchor_hrefs=walked.anchor_hrefs,
@@ -335,7 +361,9 @@ class Page:
     def has(self, selector: str) -> bool:
         """Whether any element matches ``selector``: an indexed tag is looked up, anything
         else is one walk, remembered; an attribute the source never spells needs none."""
-        if selector in _INDEXED.get(selector, ()):
+        if selector in _COUNTED:
+            return self.count(selector) > 0
+        if selector in _LISTED.get(selector, ()):
             return bool(self.elements(selector))
         found = self._found.get(selector)
         if found is None:
@@ -688,15 +716,23 @@ class Page:
         return found
 
     @cached_property
-    def heading_nodes(self) -> list[tuple[int, LexborNode]]:
-        """(level, node) of every h1-h6 in document order (text read only where needed)."""
-        self.elements("heading")  # the walk that lists them sets this
-        return self.__dict__["heading_nodes"]  # type: ignore[no-any-return]
+    def heading_levels(self) -> list[int]:
+        """The level (1-6) of every h1-h6, in document order."""
+        self._index  # noqa: B018 (the walk, whichever ran, sets them)
+        return self.__dict__["heading_levels"]  # type: ignore[no-any-return]
+
+    @cached_property
+    def heading_texts(self) -> list[str]:
+        """The text of every h1-h6 (``text(deep=True)``, whitespace as written), in order."""
+        self._index  # noqa: B018 (the walk, whichever ran, sets them)
+        return self.__dict__["heading_texts"]  # type: ignore[no-any-return]
 
     @cached_property
     def h1_texts(self) -> list[str]:
         return [
-            clean_text(node.text(deep=True)) for level, node in self.heading_nodes if level == 1
+            clean_text(text)
+            for level, text in zip(self.heading_levels, self.heading_texts, strict=True)
+            if level == 1
         ]
 
     @cached_property

@@ -18,12 +18,14 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 import toolrun.tools.web._lexbor_walk as _lexbor_walk
 
-KIND_INDEXED = 1
+KIND_LISTED = 1
 KIND_HIDDEN = 2
 KIND_LINK = 3
 KIND_IMAGE = 4
+KIND_COUNTED = 5
 KIND_HEADING = 10  # + the level: 11 for h1 ... 16 for h6
 HIDDEN_TAGS = ("script", "style", "template", "noscript")
+HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _SCRATCH = LexborHTMLParser("")
 
 
@@ -37,9 +39,11 @@ class Walked:
     """What one walk found; the link and image lists are empty unless it read them."""
 
     element_count: int
-    headings: list[tuple[int, LexborNode]]
+    tag_counts: dict[int, int]
+    heading_levels: list[int]
+    heading_texts: list[str]
     hidden: list[LexborNode]
-    hidden_inside_link: bool
+    hidden_inside_text: bool
     anchor_attrs: list[dict[str, str | None]]
     anchor_hrefs: list[str | None]
     anchor_rels: list[str | None]
@@ -51,21 +55,33 @@ class Walked:
 
 
 class TreeWalker:
-    """Walks trees for one table of indexed tags: tag -> the names of the lists it goes to."""
+    """Walks trees for one table of listed tags (tag -> the names of the lists it goes to)
+    and counted tags; links, images and headings are always walked for."""
 
-    def __init__(self, indexed: dict[str, tuple[str, ...]]) -> None:
-        self.indexed = {tag_id(tag): names for tag, names in indexed.items()}
-        levels = {tag_id(f"h{level}"): level for level in range(1, 7)}
-        size = max([*self.indexed, *map(tag_id, HIDDEN_TAGS)]) + 1
-        kinds = bytearray(size)
-        for tag, _names in self.indexed.items():
-            kinds[tag] = KIND_HEADING + levels[tag] if tag in levels else KIND_INDEXED
-        kinds[tag_id("a")] = KIND_LINK
-        kinds[tag_id("img")] = KIND_IMAGE
+    def __init__(self, listed: dict[str, tuple[str, ...]], counted: tuple[str, ...]) -> None:
+        self.listed = {tag_id(tag): names for tag, names in listed.items()}
+        self.counted = {tag_id(tag): tag for tag in counted}
+        special = {
+            **{tag_id(tag): KIND_HEADING + level for level, tag in enumerate(HEADING_TAGS, 1)},
+            tag_id("a"): KIND_LINK,
+            tag_id("img"): KIND_IMAGE,
+        }
+        hidden = [tag_id(tag) for tag in HIDDEN_TAGS]
+        kinds = bytearray(max([*self.listed, *self.counted, *special, *hidden]) + 1)
+        for tag in self.listed:
+            kinds[tag] = KIND_LISTED
+        for tag in self.counted:
+            kinds[tag] = KIND_COUNTED
+        for tag, kind in special.items():
+            kinds[tag] = kind
         self._kinds = bytes(kinds)
-        for tag in map(tag_id, HIDDEN_TAGS):
+        for tag in hidden:
             kinds[tag] = KIND_HIDDEN
         self._kinds_with_hidden = bytes(kinds)
+
+    def counts(self, walked: Walked) -> dict[str, int]:
+        """The counts of the counted tags, by tag name (0 for those not found)."""
+        return {tag: walked.tag_counts.get(tag_id, 0) for tag_id, tag in self.counted.items()}
 
     def walk(
         self,
@@ -78,15 +94,15 @@ class TreeWalker:
         hidden: bool,
         link_attributes: bool = True,
     ) -> Walked:
-        """Append every indexed element below ``root`` (included) to its lists, in document
-        order. With ``read``, links and images are read instead of listed (the links'
-        ``anchor_attrs`` only with ``link_attributes``; their href, rel and text always); with
-        ``hidden``, hidden elements are noted and what they hold is not indexed. The text
-        below ``body`` (outside hidden elements) is gathered as ``body.text(separator=" ")``
-        gives it."""
+        """Append every listed element below ``root`` (included) to its lists, in document
+        order; count the counted tags; read each heading's level and text. With ``read``,
+        links and images are read instead of listed (the links' ``anchor_attrs`` only with
+        ``link_attributes``; their href, rel and text always); with ``hidden``, hidden
+        elements are noted and what they hold is not walked for. The text below ``body``
+        (outside hidden elements) is gathered as ``body.text(separator=" ")`` gives it."""
         kinds = self._kinds_with_hidden if hidden else self._kinds
         routes: list[tuple[list[LexborNode], ...]] = [()] * len(kinds)
-        for tag, names in self.indexed.items():
+        for tag, names in self.listed.items():
             routes[tag] = tuple(lists[name] for name in names if name in lists)
         return Walked(
             *_lexbor_walk.walk(
@@ -135,11 +151,10 @@ def _bind() -> None:
     _lexbor_walk.bind(selectolax.lexbor.__file__, vtable)
     _find_text_offset()
     page = LexborHTMLParser('<p><a href="/x" rel>Go <b>on</b></a><img src=i alt><h2>T</h2>')
-    [root], [anchor], [image], [heading] = (page.css(tag) for tag in ("html", "a", "img", "h2"))
-    lists: dict[str, list[LexborNode]] = {"heading": []}
-    walked = TreeWalker({"h2": ("heading",)}).walk(
-        root, page.body, page, lists, read=True, hidden=True
-    )
+    [root], [paragraph], [anchor], [image] = (page.css(tag) for tag in ("html", "p", "a", "img"))
+    lists: dict[str, list[LexborNode]] = {"p": []}
+    walker = TreeWalker({"p": ("p",)}, ("b",))
+    walked = walker.walk(root, page.body, page, lists, read=True, hidden=True)
     expected = (
         [anchor.attributes],
         ["/x"],
@@ -147,7 +162,11 @@ def _bind() -> None:
         [anchor.text_lexbor()],
         [image.attributes],
         ["i"],
-        [heading.mem_id],
+        [paragraph.mem_id],
+        {"b": 1},
+        ([2], ["T"]),
+        len(page.css("*")),
+        page.body.text(separator=" ") if page.body else "",
     )
     found = (
         walked.anchor_attrs,
@@ -156,13 +175,13 @@ def _bind() -> None:
         walked.anchor_texts,
         walked.images,
         walked.image_srcs,
-        [node.mem_id for node in lists["heading"]],
+        [node.mem_id for node in lists["p"]],
+        walker.counts(walked),
+        (walked.heading_levels, walked.heading_texts),
+        walked.element_count,
+        walked.body_text,
     )
-    if (
-        found != expected
-        or walked.element_count != len(page.css("*"))
-        or walked.body_text != (page.body.text(separator=" ") if page.body else "")
-    ):
+    if found != expected:
         raise ImportError(f"the C tree walk does not fit this selectolax: {found} != {expected}")
 
 

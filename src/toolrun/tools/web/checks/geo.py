@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from itertools import compress
 from operator import methodcaller
 from typing import Any, Literal
 
@@ -349,8 +350,8 @@ def _faq_markup(site: Site) -> int:
         hints += len(page.tree.css("[class*=faq i], [id*=faq i], [class*=accordion i]"))
     if literal and "?" not in page.html:
         return hints  # no heading can end with "?"
-    subheadings = [node for level, node in page.heading_nodes if 2 <= level <= 4]
-    texts = map(str.rstrip, map(LexborNode.text_lexbor, subheadings))
+    subheadings = compress(page.heading_texts, [2 <= level <= 4 for level in page.heading_levels])
+    texts = map(str.rstrip, subheadings)
     questions = sum(map(_ENDS_WITH_QUESTION_MARK, texts))
     return hints + (questions if questions >= 2 else 0)
 
@@ -475,8 +476,8 @@ def check_landmarks(site: Site) -> Check:
 
 def check_quotable_content(site: Site) -> Check:
     page = site.page
-    lists = len(page.elements("ul")) + len(page.elements("ol"))
-    tables = len(page.elements("table"))
+    lists = page.count("ul") + page.count("ol")
+    tables = page.count("table")
     numbers = len(_NUMBER.findall(page.text_prefix(NUMBERS_SAMPLE_CHARS)))
     outbound = link_facts(site).counts.external
 
