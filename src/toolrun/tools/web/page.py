@@ -201,11 +201,14 @@ class Page:
     truncated: bool = False
     redirects: list[RedirectHop] = field(default_factory=list)
     fetched_at: datetime = field(default_factory=lambda: datetime.now(UTC))
-    framework_markers: list[str] = field(init=False)
 
     def __post_init__(self) -> None:
         self._parsed = LexborHTMLParser(self.html)
-        self.framework_markers = find_framework_markers(self.html)
+
+    @cached_property
+    def framework_markers(self) -> list[str]:
+        """Names of the JavaScript frameworks whose markers the source holds (near its start)."""
+        return find_framework_markers(self.html)
 
     @property
     def tree(self) -> LexborHTMLParser:

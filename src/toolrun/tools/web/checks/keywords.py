@@ -8,7 +8,9 @@ threshold); the top terms are always reported.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from itertools import pairwise
+from operator import methodcaller
 from typing import Any
 
 from toolrun.tools.web.checks import make
@@ -21,6 +23,7 @@ TOP = 10
 TERM_WINDOW = 20_000  # density is measured on the first 20,000 words (a sample, for speed)
 PHRASE_WINDOW = 5_000  # two-word phrases are counted over the first 5,000 words
 _PUNCTUATION = ".,;:!?()[]{}\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u2026-\u2013\u2014/|*#"
+_STRIP_PUNCTUATION = methodcaller("strip", _PUNCTUATION)
 STOPWORDS = frozenset(
     [
         "a",
@@ -141,26 +144,33 @@ STOPWORDS = frozenset(
 )
 
 
-def _terms(counts: dict[str, int]) -> Counter[str]:
-    """Counts of cleaned terms from counts of raw tokens (each distinct token cleaned once)."""
+def usable_terms(tokens: Iterable[str]) -> dict[str, str | None]:
+    """Each distinct token's term (lower-cased, punctuation stripped), or None where no term
+    or phrase may hold it (two characters or fewer, or a stopword); cleaned once each."""
+    distinct = list(dict.fromkeys(tokens))
+    cleaned = map(_STRIP_PUNCTUATION, map(str.lower, distinct))
+    return {
+        token: term if len(term) > 2 and term not in STOPWORDS else None
+        for token, term in zip(distinct, cleaned, strict=True)
+    }
+
+
+def _terms(counts: dict[str, int], usable: dict[str, str | None]) -> Counter[str]:
+    """Counts of terms from counts of raw tokens."""
     terms: Counter[str] = Counter()
     for token, count in counts.items():
-        term = token.lower().strip(_PUNCTUATION)
-        if len(term) > 2 and term not in STOPWORDS and not term.isdigit():
+        term = usable[token]
+        if term is not None and not term.isdigit():
             terms[term] += count
     return terms
 
 
-def _phrases(words: list[str], limit: int = PHRASE_WINDOW) -> Counter[str]:
-    window = words[:limit]
-    # Each distinct word is cleaned once; None marks a word no phrase may contain (short or a
-    # stopword). Pairs are counted as tuples and joined only once each: words hold no
-    # whitespace, so distinct pairs make distinct phrases, in the same first-seen order.
-    usable: dict[str, str | None] = {}
-    for word in set(window):
-        term = word.lower().strip(_PUNCTUATION)
-        usable[word] = term if len(term) > 2 and term not in STOPWORDS else None
-    marks = list(map(usable.__getitem__, window))
+def _phrases(words: list[str], usable: dict[str, str | None] | None = None) -> Counter[str]:
+    """Two-word phrases of usable terms in ``words``. Pairs are counted as tuples and joined
+    only once each: words hold no whitespace, so distinct pairs make distinct phrases, in
+    the same first-seen order."""
+    usable = usable if usable is not None else usable_terms(words)
+    marks = list(map(usable.__getitem__, words))
     pairs = Counter(pairwise(marks))
     return Counter(
         {f"{a} {b}": count for (a, b), count in pairs.items() if a is not None and b is not None}
@@ -172,13 +182,16 @@ def check_keywords(site: Site) -> Check | None:
     if not word_count:
         return None
     counts, words = site.page.word_counts(TERM_WINDOW, PHRASE_WINDOW)
-    terms = _terms(counts)
+    usable = usable_terms(counts)
+    terms = _terms(counts, usable)
     total = min(word_count, TERM_WINDOW)
     top: list[dict[str, Any]] = [
         {"term": term, "count": count, "densityPercent": round(100 * count / total, 2)}
         for term, count in terms.most_common(TOP)
     ]
-    phrases = [{"phrase": p, "count": c} for p, c in _phrases(words).most_common(TOP) if c > 1]
+    phrases = [
+        {"phrase": p, "count": c} for p, c in _phrases(words, usable).most_common(TOP) if c > 1
+    ]
     value = {"words": word_count, "sampledWords": total, "terms": top, "phrases": phrases}
     stuffed = [t for t in top if total >= MIN_WORDS and t["count"] / total > STUFFING_DENSITY]
     if stuffed:

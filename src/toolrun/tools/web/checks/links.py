@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress
-from operator import methodcaller
+from operator import methodcaller, or_
 from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborNode
@@ -130,6 +130,7 @@ _URL_PREFIXES = ("http://", "https://")
 # First characters of the hrefs that may be uncrawlable ("" = empty); others always are.
 _CRAWL_SUSPECT_STARTS = frozenset({"", " ", "\t", "\n", "\r", "j", "J", "f", "F"})
 _HAS_COLON = methodcaller("__contains__", ":")
+_STARTS_HTTP = methodcaller("startswith", "http")
 _JM = frozenset("jJmM")
 # Over ``LinkFacts._joined`` (each href after a NUL), ASCII case-insensitive as CSS's [href^=]:
 # the hrefs that start with http:, and the netloc (and a "/" after it) of the absolute ones.
@@ -284,19 +285,30 @@ def _listed_for(phrase: str, lang: str | None) -> bool:
 def phrase_candidates(texts: list[str]) -> list[int]:
     """Indices of the texts ``_phrase_of`` may accept: a superset, with cheap tests first. A
     text needs normalising only if it holds two spaces in a row or other whitespace, and all
-    other whitespace is unprintable. Each distinct text is judged once."""
+    other whitespace is unprintable. Each distinct text is judged once, the common tests in
+    C (``map``) over all of them."""
     distinct = list(dict.fromkeys(texts))
-    keys = map(str.lower, map(str.strip, distinct))
-    keep = {
-        text
-        for text, key in zip(distinct, keys, strict=True)
-        if key in ALL_PHRASES
-        or key[:4] == "http"
-        or ((not key.isprintable() or "  " in key) and len(key) <= MAX_PHRASE_CHARS)
-    }
+    keys = list(map(str.lower, map(str.strip, distinct)))
+    # Only texts that hold two spaces in a row or an unprintable character need the
+    # per-text normalising test.
+    loose = "  " in "\0".join(keys) or not "".join(keys).isprintable()
+    flags = (
+        map(_is_candidate_key, keys)
+        if loose
+        else map(or_, map(ALL_PHRASES.__contains__, keys), map(_STARTS_HTTP, keys))
+    )
+    keep = set(compress(distinct, flags))
     if not keep:
         return []
     return list(compress(range(len(texts)), map(keep.__contains__, texts)))
+
+
+def _is_candidate_key(key: str) -> bool:
+    return (
+        key in ALL_PHRASES
+        or key[:4] == "http"
+        or ((not key.isprintable() or "  " in key) and len(key) <= MAX_PHRASE_CHARS)
+    )
 
 
 class LinkFacts:
@@ -437,7 +449,8 @@ class LinkFacts:
         if joined is None:
             insecure = _tally_hrefs(counts, rest, host, page.final_url.split(":", 1)[0])
         else:
-            insecure = _INSECURE.findall(joined)
+            # Lower-cased, "\0http:" is in every text the case-insensitive pattern matches.
+            insecure = _INSECURE.findall(joined) if "\0http:" in joined.lower() else []
             # A host per distinct netloc (trailing space is stripped only where no "/" follows,
             # as ``_host_of`` strips the whole href); most links share a few hosts.
             netlocs = _NETLOC.findall(joined)
