@@ -122,7 +122,8 @@ def test_index_elements_reads_what_the_lazy_facts_read() -> None:
     lazy, read = Page.from_html(html), Page.from_html(html)
     lazy.elements("heading")  # indexes without reading
     read.index_elements()
-    for fact in ("anchor_attrs", "anchor_hrefs", "anchor_rels", "anchor_texts", "images"):
+    facts = ("anchor_attrs", "anchor_hrefs", "anchor_rels", "anchor_texts", "images")
+    for fact in (*facts, "image_columns"):
         assert getattr(read, fact) == getattr(lazy, fact), fact
     assert read.image_srcs == lazy.image_srcs
     root = read.tree.root

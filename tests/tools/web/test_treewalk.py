@@ -14,6 +14,7 @@ from toolrun.tools.web.page import _LISTED, COUNTED_TAGS, Page
 from toolrun.tools.web.treewalk import (
     HEADING_TAGS,
     HIDDEN_TAGS,
+    IMAGE_COLUMNS,
     TreeWalker,
     count_words,
     word_stats,
@@ -28,6 +29,7 @@ PIECES = (
     "</a>",
     '<img src="/i.png" alt="An image" width=10>',
     "<img alt>",
+    '<img style="width:1px" HEIGHT=2 SRC=/x title=t>',
     "<h1>",
     "<h2>",
     "<h3>Title</h3>",
@@ -115,7 +117,9 @@ def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
             href = attrs["href"] or "" if "href" in attrs else None
             found["anchors"].append((attrs, href, attrs.get("rel"), node.text_lexbor()))
         elif read and tag == "img":
-            found["images"].append((node.attributes, node.attributes.get("src")))
+            attrs = node.attributes
+            columns = tuple(attrs.get(name, False) for name in IMAGE_COLUMNS)
+            found["images"].append((columns, attrs.get("src")))
         else:
             for name in _LISTED[tag]:
                 lists[name].append(node.mem_id)
@@ -149,7 +153,13 @@ def walked(parser: LexborHTMLParser, *, read: bool, link_attributes: bool = True
                 strict=True,
             )
         ),
-        "images": list(zip(result.images, result.image_srcs, strict=True)),
+        "images": list(
+            zip(
+                zip(*(getattr(result.image_columns, name) for name in IMAGE_COLUMNS), strict=True),
+                result.image_srcs,
+                strict=True,
+            )
+        ),
         "lists": {name: [node.mem_id for node in nodes] for name, nodes in lists.items()},
         "elements": result.element_count,
         "names": result.attribute_names,

@@ -61,6 +61,10 @@ static const LexborString *text_data(lexbor_node *text) {
 
 static PyObject *href_name, *rel_name, *src_name, *empty_text;
 
+/* The image attributes read into columns (treewalk.IMAGE_COLUMNS), "src" first. */
+static const char *const image_column_names[] = {"src", "alt", "width", "height", "style"};
+#define IMAGE_COLUMNS 5
+
 /* Attribute names links and images usually carry, made once: a dict hashes a new key string
  * on every insert, a kept one only the first time. */
 static const char *const common_names[] = {
@@ -285,7 +289,8 @@ static PyObject *name_strings(NameSet *set) {
 typedef struct {
     PyObject *heading_levels, *heading_texts, *hidden;
     PyObject *anchor_attrs, *anchor_hrefs, *anchor_rels, *anchor_texts;
-    PyObject *images, *image_srcs;
+    PyObject *image_columns[IMAGE_COLUMNS]; /* one list per name of image_column_names */
+    PyObject *image_srcs;
 } Found;
 
 static int append_new(PyObject *list, PyObject *item) {
@@ -353,18 +358,40 @@ static int read_anchor(Found *found, lexbor_node *node, lexbor_node *document, i
     return status;
 }
 
+/* An image's attributes of image_column_names, each appended to its column: the value,
+ * None when the attribute has no value, False when the image does not have it. */
 static int read_image(Found *found, lexbor_node *node) {
-    PyObject *src = NULL;
-    PyObject *attributes = read_attributes(node, src_name, &src);
-    if (attributes == NULL) {
-        return -1;
+    PyObject *values[IMAGE_COLUMNS] = {NULL};
+    int status = 0;
+    for (lexbor_attr *attr = element_first_attribute(node); attr != NULL && status == 0;
+         attr = element_next_attribute(attr)) {
+        size_t name_length = 0, value_length = 0;
+        const lexbor_char *name = attr_qualified_name(attr, &name_length);
+        for (int column = 0; column < IMAGE_COLUMNS; column++) {
+            const char *wanted = image_column_names[column];
+            if (values[column] == NULL && strlen(wanted) == name_length &&
+                memcmp(wanted, name, name_length) == 0) {
+                const lexbor_char *data = attr_value(attr, &value_length);
+                values[column] = data != NULL ? decode(data, value_length) : Py_NewRef(Py_None);
+                status = values[column] == NULL ? -1 : 0;
+                break;
+            }
+        }
     }
-    int status = PyList_Append(found->images, attributes) < 0 ||
-                         PyList_Append(found->image_srcs, src != NULL ? src : Py_None) < 0
-                     ? -1
-                     : 0;
-    Py_XDECREF(src);
-    Py_DECREF(attributes);
+    for (int column = 0; column < IMAGE_COLUMNS; column++) {
+        PyObject *value = values[column] != NULL ? values[column] : Py_False;
+        if (status == 0 && PyList_Append(found->image_columns[column], value) < 0) {
+            status = -1;
+        }
+    }
+    /* the src as ``attributes.get("src")``: None when absent or valueless */
+    PyObject *src = values[0] != NULL ? values[0] : Py_None;
+    if (status == 0 && PyList_Append(found->image_srcs, src) < 0) {
+        status = -1;
+    }
+    for (int column = 0; column < IMAGE_COLUMNS; column++) {
+        Py_XDECREF(values[column]);
+    }
     return status;
 }
 
@@ -399,7 +426,9 @@ static void release(Found *found) {
     Py_XDECREF(found->anchor_hrefs);
     Py_XDECREF(found->anchor_rels);
     Py_XDECREF(found->anchor_texts);
-    Py_XDECREF(found->images);
+    for (int column = 0; column < IMAGE_COLUMNS; column++) {
+        Py_XDECREF(found->image_columns[column]);
+    }
     Py_XDECREF(found->image_srcs);
 }
 
@@ -598,19 +627,22 @@ static PyObject *walk(PyObject *module, PyObject *args) {
         walk.document = node_parent(walk.document); /* texts go back to its arena */
     }
     Found *found = &walk.found;
-    *found = (Found){PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0),
-                     PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0)};
+    PyObject **lists[] = {&found->heading_levels, &found->heading_texts, &found->hidden,
+                          &found->anchor_attrs,   &found->anchor_hrefs,  &found->anchor_rels,
+                          &found->anchor_texts,   &found->image_srcs};
+    int ready = 1;
+    for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+        ready = (*lists[i] = PyList_New(0)) != NULL && ready;
+    }
+    for (int column = 0; column < IMAGE_COLUMNS; column++) {
+        ready = (found->image_columns[column] = PyList_New(0)) != NULL && ready;
+    }
     walk.tag_counts = PyMem_Calloc((size_t)walk.known + 1, sizeof(long));
     walk.names = PyMem_Calloc(1, sizeof(NameSet));
     if (walk.names != NULL) {
         walk.names->overflow = PySet_New(NULL);
     }
-    int ready = walk.names != NULL && walk.names->overflow != NULL && walk.tag_counts != NULL &&
-                found->heading_levels != NULL && found->heading_texts != NULL &&
-                found->hidden != NULL && found->anchor_attrs != NULL &&
-                found->anchor_hrefs != NULL && found->anchor_rels != NULL &&
-                found->anchor_texts != NULL && found->images != NULL &&
-                found->image_srcs != NULL;
+    ready = ready && walk.names != NULL && walk.names->overflow != NULL && walk.tag_counts != NULL;
     int status = ready ? walk_tree(&walk) : (PyErr_NoMemory(), -1);
     PyBuffer_Release(&kinds);
     PyObject *counts = status < 0 ? NULL : tag_counts(&walk);
@@ -626,11 +658,21 @@ static PyObject *walk(PyObject *module, PyObject *args) {
         release_walk(&walk);
         return NULL;
     }
+    PyObject **columns = found->image_columns;
+    PyObject *image_columns = Py_BuildValue("(OOOOO)", columns[0], columns[1], columns[2],
+                                            columns[3], columns[4]);
+    if (image_columns == NULL) {
+        Py_DECREF(counts);
+        Py_DECREF(attribute_names);
+        Py_DECREF(body_text);
+        release_walk(&walk);
+        return NULL;
+    }
     PyObject *result = Py_BuildValue(
-        "(lNOOOOOOOOOONN)", walk.element_count, counts, found->heading_levels,
+        "(lNOOOOOOOONONN)", walk.element_count, counts, found->heading_levels,
         found->heading_texts, found->hidden,
         walk.reread ? Py_True : Py_False, found->anchor_attrs, found->anchor_hrefs,
-        found->anchor_rels, found->anchor_texts, found->images, found->image_srcs,
+        found->anchor_rels, found->anchor_texts, image_columns, found->image_srcs,
         attribute_names, body_text);
     release_walk(&walk);
     return result;

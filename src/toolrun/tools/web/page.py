@@ -27,7 +27,14 @@ from charset_normalizer import from_bytes
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from toolrun.tools.web.models import RedirectHop
-from toolrun.tools.web.treewalk import HEADING_TAGS, TreeWalker, count_words, word_stats
+from toolrun.tools.web.treewalk import (
+    HEADING_TAGS,
+    IMAGE_COLUMNS,
+    ImageColumns,
+    TreeWalker,
+    count_words,
+    word_stats,
+)
 
 if TYPE_CHECKING:
     from toolrun.net.fetch import FetchResult
@@ -352,7 +359,7 @@ class Page:
                 anchor_hrefs=walked.anchor_hrefs,
                 anchor_rels=walked.anchor_rels,
                 anchor_texts=anchor_texts,
-                images=walked.images,
+                image_columns=walked.image_columns,
                 image_srcs=walked.image_srcs,
             )
         return lists
@@ -673,8 +680,18 @@ class Page:
 
     @cached_property
     def images(self) -> list[dict[str, str | None]]:
-        """Attributes of every ``<img>``, in order."""
+        """Attributes of every ``<img>``, in order (the reading walk keeps only
+        ``image_columns``: these are read again when a check needs every attribute)."""
         return [node.attributes for node in self.elements("img")]
+
+    @cached_property
+    def image_columns(self) -> ImageColumns:
+        """``src``, ``alt``, ``width``, ``height`` and ``style`` of every ``<img>``, one list
+        each: the value, None for an attribute without one, False where the image lacks it."""
+        images = self.images
+        return ImageColumns(
+            *([attrs.get(name, False) for attrs in images] for name in IMAGE_COLUMNS)
+        )
 
     @cached_property
     def image_srcs(self) -> list[str | None]:

@@ -26,6 +26,23 @@ KIND_COUNTED = 5
 KIND_HEADING = 10  # + the level: 11 for h1 ... 16 for h6
 HIDDEN_TAGS = ("script", "style", "template", "noscript")
 HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+# The image attributes the walk reads, in the order of ``ImageColumns`` (as in the C walk).
+IMAGE_COLUMNS = ("src", "alt", "width", "height", "style")
+# Each value: the attribute's value, None when it has none, False when the image lacks it.
+ImageValue = str | None | bool
+
+
+@dataclass(slots=True)
+class ImageColumns:
+    """Some attributes of every ``<img>``, one list per attribute, in document order."""
+
+    src: list[ImageValue]
+    alt: list[ImageValue]
+    width: list[ImageValue]
+    height: list[ImageValue]
+    style: list[ImageValue]
+
+
 _SCRATCH = LexborHTMLParser("")
 
 
@@ -48,7 +65,7 @@ class Walked:
     anchor_hrefs: list[str | None]
     anchor_rels: list[str | None]
     anchor_texts: list[str]
-    images: list[dict[str, str | None]]
+    image_columns: ImageColumns
     image_srcs: list[str | None]
     attribute_names: frozenset[str]
     body_text: str
@@ -104,16 +121,34 @@ class TreeWalker:
         routes: list[tuple[list[LexborNode], ...]] = [()] * len(kinds)
         for tag, names in self.listed.items():
             routes[tag] = tuple(lists[name] for name in names if name in lists)
+        walked = _lexbor_walk.walk(
+            root.mem_id,
+            body.mem_id if body is not None else 0,
+            parser,
+            kinds,
+            routes,
+            read,
+            link_attributes,
+        )
+        (elements, counts, levels, texts, hidden_nodes, reread, attrs, hrefs, rels, link_texts) = (
+            walked[:10]
+        )
+        columns, image_srcs, attribute_names, body_text = walked[10:]
         return Walked(
-            *_lexbor_walk.walk(
-                root.mem_id,
-                body.mem_id if body is not None else 0,
-                parser,
-                kinds,
-                routes,
-                read,
-                link_attributes,
-            )
+            elements,
+            counts,
+            levels,
+            texts,
+            hidden_nodes,
+            reread,
+            attrs,
+            hrefs,
+            rels,
+            link_texts,
+            ImageColumns(*columns),
+            image_srcs,
+            attribute_names,
+            body_text,
         )
 
 
@@ -151,7 +186,7 @@ def _bind() -> None:
     _lexbor_walk.bind(selectolax.lexbor.__file__, vtable)
     _find_text_offset()
     page = LexborHTMLParser('<p><a href="/x" rel>Go <b>on</b></a><img src=i alt><h2>T</h2>')
-    [root], [paragraph], [anchor], [image] = (page.css(tag) for tag in ("html", "p", "a", "img"))
+    [root], [paragraph], [anchor] = (page.css(tag) for tag in ("html", "p", "a"))
     lists: dict[str, list[LexborNode]] = {"p": []}
     walker = TreeWalker({"p": ("p",)}, ("b",))
     walked = walker.walk(root, page.body, page, lists, read=True, hidden=True)
@@ -160,7 +195,7 @@ def _bind() -> None:
         ["/x"],
         [None],
         [anchor.text_lexbor()],
-        [image.attributes],
+        ImageColumns(["i"], [None], [False], [False], [False]),
         ["i"],
         [paragraph.mem_id],
         {"b": 1},
@@ -173,7 +208,7 @@ def _bind() -> None:
         walked.anchor_hrefs,
         walked.anchor_rels,
         walked.anchor_texts,
-        walked.images,
+        walked.image_columns,
         walked.image_srcs,
         [node.mem_id for node in lists["p"]],
         walker.counts(walked),

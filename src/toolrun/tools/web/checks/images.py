@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from operator import methodcaller
-
 from toolrun.tools.web.checks import make, plural
 from toolrun.tools.web.models import Check
 from toolrun.tools.web.site import Site
+from toolrun.tools.web.treewalk import ImageColumns
 
 MAX_ALT_CHARS = 100  # SEOnaut's "alt text too long"
-_HAS_ALT = methodcaller("__contains__", "alt")
-_HAS_SRC = methodcaller("__contains__", "src")
-_HAS_STYLE = methodcaller("__contains__", "style")
-_GET_ALT = methodcaller("get", "alt")
-_GET_WIDTH = methodcaller("get", "width")
-_GET_HEIGHT = methodcaller("get", "height")
 
 
 def has_text_alternative(attrs: dict[str, str | None]) -> bool:
@@ -29,26 +22,28 @@ def has_text_alternative(attrs: dict[str, str | None]) -> bool:
 
 
 def check_image_alt(site: Site) -> Check | None:
-    images = site.page.images
-    total = len(images)
+    page = site.page
+    alts = page.image_columns.alt
+    total = len(alts)
     if not total:
         return None
-    # Each list is built only if some image can be on it (cheap whole-list tests first).
+    # Each list is built only if some image can be on it (cheap whole-list tests first); an
+    # image without alt is judged on all its attributes.
     missing = (
         [
-            site.page.resolve(attrs.get("src")) or attrs.get("src") or "(no src)"
-            for attrs in images
+            page.resolve(attrs.get("src")) or attrs.get("src") or "(no src)"
+            for attrs in page.images
             if "alt" not in attrs and not has_text_alternative(attrs)
         ]
-        if not all(map(_HAS_ALT, images))
+        if False in alts
         else []
     )
-    longest = max(map(len, filter(None, map(_GET_ALT, images))), default=0)
+    longest = max(map(len, filter(None, alts)), default=0)  # type: ignore[arg-type]
     long_alt = (
         [
-            attrs.get("src")
-            for attrs in images
-            if "alt" in attrs and len(attrs["alt"] or "") > MAX_ALT_CHARS
+            src
+            for src, alt in zip(page.image_srcs, alts, strict=True)
+            if isinstance(alt, str) and len(alt) > MAX_ALT_CHARS
         ]
         if longest > MAX_ALT_CHARS
         else []
@@ -94,27 +89,24 @@ def is_unsized(attrs: dict[str, str | None]) -> bool:
     return ("width" in attrs and not attrs["width"]) or ("height" in attrs and not attrs["height"])
 
 
-def _may_be_unsized(images: list[dict[str, str | None]]) -> bool:
+def _may_be_unsized(columns: ImageColumns) -> bool:
     """False when every image has a non-empty width and height and none a style: then
     ``is_unsized`` holds for none."""
-    widths = list(map(_GET_WIDTH, images))
-    heights = list(map(_GET_HEIGHT, images))
-    return (
-        None in widths
-        or "" in widths
-        or None in heights
-        or "" in heights
-        or any(map(_HAS_STYLE, images))
-    )
+    return any(
+        absent in column
+        for column in (columns.width, columns.height)
+        for absent in (False, None, "")
+    ) or columns.style.count(False) != len(columns.style)
 
 
 def check_image_dimensions(site: Site) -> Check | None:
-    images = sum(map(_HAS_SRC, site.page.images))
+    sources = site.page.image_columns.src
+    images = len(sources) - sources.count(False)
     if not images:
         return None
     unsized = (
         [attrs.get("src") for attrs in site.page.images if is_unsized(attrs)]
-        if _may_be_unsized(site.page.images)
+        if _may_be_unsized(site.page.image_columns)
         else []
     )
     if unsized:
