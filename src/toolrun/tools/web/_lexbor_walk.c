@@ -46,6 +46,21 @@ static lexbor_char *(*node_text_content)(lexbor_node *, size_t *);
 static void *(*document_destroy_text)(lexbor_node *, lexbor_char *);
 static PyObject *(*new_node)(lexbor_node *, PyObject *);
 
+/* The fields of lexbor's lxb_dom_node_t (selectolax/lexbor.pxd), read directly in the walk:
+ * a call per field per node through the exported functions costs as much as the rest of the
+ * walk. check_node_layout() compares them with those functions on a probe document. */
+typedef struct {
+    void *events;
+    uintptr_t local_name; /* an element's tag id */
+    uintptr_t prefix, ns;
+    void *owner_document;
+    lexbor_node *next, *prev, *parent, *first_child, *last_child;
+    void *user;
+    int type;
+} NodeFields;
+
+#define FIELDS(node) ((const NodeFields *)(node))
+
 /* Where a text node keeps its characters: a lexbor_str_t right after the node's fields
  * (lxb_dom_character_data_t); the offset is found and checked by
  * check_text_offset(). */
@@ -125,6 +140,30 @@ static PyObject *bind(PyObject *module, PyObject *args) {
     }
     new_node = (PyObject * (*)(lexbor_node *, PyObject *)) entries[0];
     Py_RETURN_NONE;
+}
+
+/* check_node_layout(root_address) -> bool: whether NodeFields reads what lexbor's
+ * functions return, for every node below the root (included). */
+static PyObject *check_node_layout(PyObject *module, PyObject *address) {
+    lexbor_node *root = (lexbor_node *)PyLong_AsVoidPtr(address), *node = root;
+    if (root == NULL) {
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_False);
+    }
+    while (node != NULL) {
+        const NodeFields *fields = FIELDS(node);
+        if (fields->first_child != node_first_child(node) || fields->next != node_next(node) ||
+            fields->parent != node_parent(node) || fields->type != node_type(node) ||
+            fields->local_name != node_tag_id(node)) {
+            Py_RETURN_FALSE;
+        }
+        lexbor_node *next = node_first_child(node);
+        while (next == NULL && node != root) {
+            next = node_next(node);
+            node = next == NULL ? node_parent(node) : node;
+        }
+        node = next;
+    }
+    Py_RETURN_TRUE;
 }
 
 /* check_text_offset(text_node_address) -> bool: whether a text node's characters are where
@@ -475,7 +514,7 @@ typedef struct {
 } Walk;
 
 static int visit_element(Walk *walk, lexbor_node *node) {
-    uintptr_t tag_id = node_tag_id(node);
+    uintptr_t tag_id = FIELDS(node)->local_name;
     int kind = (Py_ssize_t)tag_id < walk->known ? walk->kinds[tag_id] : KIND_NONE;
     if (node == walk->body) {
         walk->body_root = node;
@@ -548,19 +587,19 @@ static void leave(Walk *walk, lexbor_node *node) {
 static int walk_tree(Walk *walk) {
     lexbor_node *root = walk->root, *node = root, *next;
     for (;;) {
-        int type = node_type(node);
+        int type = FIELDS(node)->type;
         if ((type == ELEMENT_NODE && visit_element(walk, node) < 0) ||
             (type == TEXT_NODE && visit_text(walk, node) < 0)) {
             return -1;
         }
-        next = node_first_child(node);
+        next = FIELDS(node)->first_child;
         if (next != NULL) {
             node = next;
             continue;
         }
-        while (node != root && (next = node_next(node)) == NULL) {
+        while (node != root && (next = FIELDS(node)->next) == NULL) {
             leave(walk, node);
-            node = node_parent(node);
+            node = FIELDS(node)->parent;
         }
         if (node == root) {
             return 0;
@@ -809,6 +848,7 @@ fail:
 
 static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS, "Bind to selectolax's lexbor (its path, LexborNode's vtable)."},
+    {"check_node_layout", check_node_layout, METH_O, "Check the fields the walk reads."},
     {"check_text_offset", check_text_offset, METH_VARARGS, "Check where text nodes keep text."},
     {"walk", walk, METH_VARARGS, "The element index of a tree in one walk."},
     {"count_words", count_words, METH_VARARGS, "Counts of the first words of a text."},

@@ -184,6 +184,12 @@ def _bind() -> None:
     if vtable is None:
         raise ImportError("selectolax's LexborNode has no Cython vtable to bind to")
     _lexbor_walk.bind(selectolax.lexbor.__file__, vtable)
+    probe = LexborHTMLParser(
+        "<!doctype html><title>t</title><p>a<!-- c --><b>b</b><svg><a>s</a></svg><my-tag>x"
+    )
+    document = probe.css("html")[0].parent
+    if document is None or not _lexbor_walk.check_node_layout(document.mem_id):
+        raise ImportError("selectolax's lexbor nodes are not laid out as the C walk reads them")
     _find_text_offset()
     page = LexborHTMLParser('<p><a href="/x" rel>Go <b>on</b></a><img src=i alt><h2>T</h2>')
     [root], [paragraph], [anchor] = (page.css(tag) for tag in ("html", "p", "a"))
