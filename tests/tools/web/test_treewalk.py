@@ -94,9 +94,6 @@ def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
         tag = node.tag or ""
         if tag in HIDDEN_TAGS:
             found["hidden"].append(node.mem_id)
-            found["reread"] = found["reread"] or any(
-                _inside(node, tag) for tag in ("a", *HEADING_TAGS)
-            )
             for inner in islice(walk, sum(1 for _ in node.traverse()) - 1):
                 if inner.tag in HIDDEN_TAGS:
                     found["hidden"].append(inner.mem_id)
@@ -108,14 +105,14 @@ def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
             found["counts"][tag] += 1
             continue
         if tag in HEADING_TAGS:
-            found["headings"].append((int(tag[1]), node.text_lexbor()))
+            found["headings"].append((int(tag[1]), _visible_text(node)))
             continue
         if tag not in _LISTED:
             continue
         if read and tag == "a":
             attrs = node.attributes
             href = attrs["href"] or "" if "href" in attrs else None
-            found["anchors"].append((attrs, href, attrs.get("rel"), node.text_lexbor()))
+            found["anchors"].append((attrs, href, attrs.get("rel"), _visible_text(node)))
         elif read and tag == "img":
             attrs = node.attributes
             columns = tuple(attrs.get(name, False) for name in IMAGE_COLUMNS)
@@ -167,13 +164,19 @@ def walked(parser: LexborHTMLParser, *, read: bool, link_attributes: bool = True
     }
 
 
-def _inside(node: LexborNode, tag: str) -> bool:
-    current = node.parent
-    while current is not None:
-        if current.tag == tag:
-            return True
-        current = current.parent
-    return False
+def _visible_text(node: LexborNode) -> str:
+    """``text_lexbor()`` once the hidden elements are removed: its text nodes, less those in
+    hidden elements."""
+    parts = []
+    walk = node.traverse(include_text=True)
+    next(walk)  # the node itself
+    for inner in walk:
+        if inner.tag in HIDDEN_TAGS:
+            for _ in islice(walk, sum(1 for _ in inner.traverse(include_text=True)) - 1):
+                pass
+        elif inner.is_text_node:
+            parts.append(inner.text_content or "")
+    return "".join(parts)
 
 
 @settings(max_examples=500, deadline=None)
@@ -297,3 +300,12 @@ def test_count_words_is_a_counter_of_the_leading_words(
     counts, leading = count_words(text, limit, keep)
     assert list(counts.items()) == list(Counter(split[:limit]).items())
     assert leading == split[: min(keep, limit)]
+
+
+def test_deeply_nested_links_past_the_capture_stack_are_read_again() -> None:
+    html = "<body><svg>" + "<a href=/x>x" * 24 + "<script>hidden()</script>" + "</a>" * 24
+    page = Page.from_html(html)
+    page.index_elements()
+    assert len(page.anchor_texts) == 24
+    assert page.anchor_texts == [node.text_lexbor() for node in page.tree.css("a")]
+    assert "hidden" not in "".join(page.anchor_texts)

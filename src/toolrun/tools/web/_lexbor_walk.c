@@ -366,7 +366,7 @@ static int read_href_rel(lexbor_node *element, PyObject **href, PyObject **rel) 
     return 0;
 }
 
-static int read_anchor(Found *found, lexbor_node *node, lexbor_node *document, int attributes) {
+static int read_anchor(Found *found, lexbor_node *node, int attributes) {
     PyObject *href = NULL, *rel = NULL;
     if (attributes) {
         PyObject *all = read_attributes(node, href_name, &href);
@@ -388,8 +388,7 @@ static int read_anchor(Found *found, lexbor_node *node, lexbor_node *document, i
     /* href as CSS sees it: None without one, "" when valueless; rel None when valueless */
     PyObject *css_href = href == NULL ? Py_None : href == Py_None ? empty_text : href;
     int status = PyList_Append(found->anchor_hrefs, css_href) < 0 ||
-                         PyList_Append(found->anchor_rels, rel != NULL ? rel : Py_None) < 0 ||
-                         append_new(found->anchor_texts, read_text(node, document)) < 0
+                         PyList_Append(found->anchor_rels, rel != NULL ? rel : Py_None) < 0
                      ? -1
                      : 0;
     Py_XDECREF(href);
@@ -444,19 +443,6 @@ static int index_node(PyObject *routes, uintptr_t tag_id, PyObject *node) {
     return 0;
 }
 
-/* Whether a link or a heading holds ``node`` (their texts, read before the hidden elements
- * are removed, then held its text too). */
-static int inside_read_text(lexbor_node *node, const unsigned char *kinds, Py_ssize_t known) {
-    for (lexbor_node *up = node_parent(node); up != NULL; up = node_parent(up)) {
-        uintptr_t tag_id = node_tag_id(up);
-        int kind = (Py_ssize_t)tag_id < known ? kinds[tag_id] : KIND_NONE;
-        if (kind == KIND_LINK || kind > KIND_HEADING) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static void release(Found *found) {
     Py_XDECREF(found->heading_levels);
     Py_XDECREF(found->heading_texts);
@@ -496,6 +482,17 @@ static int buffer_add(Buffer *buffer, const void *data, size_t length) {
     return 0;
 }
 
+/* The text of a link or heading being walked through: its text nodes' characters, gathered
+ * as the walk passes them (hidden elements' left out), stored at ``list[index]`` when the
+ * walk leaves the element. Links and headings nest (a link in a heading). */
+typedef struct {
+    lexbor_node *node;
+    PyObject *list;
+    Py_ssize_t index;
+    Buffer text;
+} Capture;
+#define MAX_CAPTURES 16
+
 /* One walk's state: its inputs, what it found so far, and where it is. */
 typedef struct {
     PyObject *parser, *routes;
@@ -507,11 +504,32 @@ typedef struct {
     lexbor_node *body_root;   /* the body, while the walk is inside it */
     long element_count;
     long *tag_counts; /* by tag id, of the counted kinds */
+    Capture captures[MAX_CAPTURES];
+    int capture_depth;
     int reread, text_fragments;
     Found found;
     NameSet *names;
     Buffer body_text;
 } Walk;
+
+/* Start gathering the text of ``node`` into a new item of ``list``. Past MAX_CAPTURES nested
+ * ones (hostile markup), lexbor's text_content is read instead, hidden text included, and
+ * the caller is told to read the texts again once the hidden elements are gone. */
+static int capture_text(Walk *walk, lexbor_node *node, PyObject *list) {
+    if (walk->capture_depth == MAX_CAPTURES) {
+        walk->reread = 1;
+        return append_new(list, read_text(node, walk->document));
+    }
+    if (PyList_Append(list, empty_text) < 0) {
+        return -1;
+    }
+    Capture *capture = &walk->captures[walk->capture_depth++];
+    capture->node = node;
+    capture->list = list;
+    capture->index = PyList_GET_SIZE(list) - 1;
+    capture->text.length = 0;
+    return 0;
+}
 
 static int visit_element(Walk *walk, lexbor_node *node) {
     uintptr_t tag_id = FIELDS(node)->local_name;
@@ -520,7 +538,6 @@ static int visit_element(Walk *walk, lexbor_node *node) {
         walk->body_root = node;
     }
     if (kind == KIND_HIDDEN) {
-        walk->reread = walk->reread || inside_read_text(node, walk->kinds, walk->known);
         if (walk->hidden_root == NULL) {
             walk->hidden_root = node; /* what it holds is not indexed (noscript's elements) */
         }
@@ -537,7 +554,9 @@ static int visit_element(Walk *walk, lexbor_node *node) {
         return 0;
     }
     if (kind == KIND_LINK && walk->read) {
-        return read_anchor(&walk->found, node, walk->document, walk->link_attributes);
+        return read_anchor(&walk->found, node, walk->link_attributes) < 0
+                   ? -1
+                   : capture_text(walk, node, walk->found.anchor_texts);
     }
     if (kind == KIND_IMAGE && walk->read) {
         return read_image(&walk->found, node);
@@ -547,10 +566,9 @@ static int visit_element(Walk *walk, lexbor_node *node) {
         return 0;
     }
     if (kind > KIND_HEADING) {
-        return append_new(walk->found.heading_levels, PyLong_FromLong(kind - KIND_HEADING)) < 0 ||
-                       append_new(walk->found.heading_texts, read_text(node, walk->document)) < 0
+        return append_new(walk->found.heading_levels, PyLong_FromLong(kind - KIND_HEADING)) < 0
                    ? -1
-                   : 0;
+                   : capture_text(walk, node, walk->found.heading_texts);
     }
     PyObject *item = new_node(node, walk->parser);
     int status = item == NULL || index_node(walk->routes, tag_id, item) < 0 ? -1 : 0;
@@ -561,11 +579,19 @@ static int visit_element(Walk *walk, lexbor_node *node) {
 /* A text node of the body outside hidden elements: the body's text, as selectolax's
  * ``body.text(deep=True, separator=" ")`` gives it once the hidden elements are gone. */
 static int visit_text(Walk *walk, lexbor_node *node) {
-    if (walk->body_root == NULL || walk->hidden_root != NULL) {
+    if (walk->hidden_root != NULL) {
         return 0;
     }
     const LexborString *text = text_data(node);
     if (text->data == NULL) {
+        return 0;
+    }
+    for (int depth = 0; depth < walk->capture_depth; depth++) {
+        if (buffer_add(&walk->captures[depth].text, text->data, text->length) < 0) {
+            return -1;
+        }
+    }
+    if (walk->body_root == NULL) {
         return 0;
     }
     if (walk->text_fragments++ && buffer_add(&walk->body_text, " ", 1) < 0) {
@@ -575,13 +601,23 @@ static int visit_text(Walk *walk, lexbor_node *node) {
 }
 
 /* Leaving ``node`` (its subtree done). */
-static void leave(Walk *walk, lexbor_node *node) {
+static int leave(Walk *walk, lexbor_node *node) {
     if (node == walk->hidden_root) {
         walk->hidden_root = NULL;
     }
     if (node == walk->body_root) {
         walk->body_root = NULL;
     }
+    if (walk->capture_depth > 0 && walk->captures[walk->capture_depth - 1].node == node) {
+        Capture *capture = &walk->captures[--walk->capture_depth];
+        PyObject *text = capture->text.length
+                             ? decode((const lexbor_char *)capture->text.data, capture->text.length)
+                             : Py_NewRef(empty_text);
+        if (text == NULL || PyList_SetItem(capture->list, capture->index, text) < 0) {
+            return -1;
+        }
+    }
+    return 0;
 }
 
 static int walk_tree(Walk *walk) {
@@ -598,13 +634,17 @@ static int walk_tree(Walk *walk) {
             continue;
         }
         while (node != root && (next = FIELDS(node)->next) == NULL) {
-            leave(walk, node);
+            if (leave(walk, node) < 0) {
+                return -1;
+            }
             node = FIELDS(node)->parent;
         }
         if (node == root) {
-            return 0;
+            return leave(walk, node);
         }
-        leave(walk, node);
+        if (leave(walk, node) < 0) {
+            return -1;
+        }
         node = next;
     }
 }
@@ -617,6 +657,9 @@ static void release_walk(Walk *walk) {
     }
     PyMem_Free(walk->body_text.data);
     PyMem_Free(walk->tag_counts);
+    for (int depth = 0; depth < MAX_CAPTURES; depth++) {
+        PyMem_Free(walk->captures[depth].text.data);
+    }
 }
 
 /* {tag id: count} of the counted tags found. */
