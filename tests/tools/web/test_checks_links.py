@@ -1,11 +1,19 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.tools.web.conftest import site_of
 from toolrun.tools.web.checks.canonical import check_canonical, check_hreflang
 from toolrun.tools.web.checks.images import check_image_alt, check_image_dimensions
-from toolrun.tools.web.checks.links import check_crawlable_anchors, check_link_text, check_links
+from toolrun.tools.web.checks.links import (
+    LinkFacts,
+    _all_leave_the_page,
+    check_crawlable_anchors,
+    check_link_text,
+    check_links,
+)
 
 PAGE = "https://example.test/page"
 
@@ -193,3 +201,55 @@ def test_whitespace_before_javascript_is_uncrawlable() -> None:
     check = check_crawlable_anchors(site_of(doc('<a href=" javascript:void(0)">x</a>'), PAGE))
     assert check is not None
     assert check.value[0]["reason"] == "javascript:void(0)"
+
+
+TRICKY_HREFS = [
+    "/a",
+    "/a#x",
+    "/page",
+    "/page#top",
+    "/page ",
+    "/page?q=1",
+    " /a",
+    "/a\t",
+    "//other.test/a",
+    "#top",
+    "javascript:go()",
+    "MailTo:x@y",
+    "page",
+    "",
+    "https://example.test/page",
+    "/p\0q",
+    None,
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    links=st.lists(
+        st.tuples(
+            st.sampled_from(TRICKY_HREFS), st.sampled_from([None, "", "nofollow", "noopener"])
+        ),
+        min_size=1,
+    )
+)
+def test_links_judged_at_once_are_each_followed_off_the_page(
+    links: list[tuple[str | None, str | None]],
+) -> None:
+    facts = LinkFacts(site_of(doc("<p>x</p>")).page)
+    hrefs = [href for href, _ in links]
+    rels = [rel for _, rel in links]
+    if _all_leave_the_page(hrefs, rels, "/page"):
+        assert all(facts.followed_off_page(h, r) is not None for h, r in links)
+
+
+def test_link_text_fails_every_here_link_judged_at_once() -> None:
+    body = (
+        "".join(f'<a href="/p/{i}#more">here</a>' for i in range(60)) + '<a href="/page">here</a>'
+    )
+    check = check_link_text(site_of(doc(body + "<p>x</p>")))
+    assert check is not None
+    assert check.status == "fail"
+    assert check.detail.startswith("60 links")  # the link back to the page does not count
+    assert len(check.value) == 50
+    assert check.value[0] == {"href": "https://example.test/p/0#more", "text": "here"}

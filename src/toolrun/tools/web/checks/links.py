@@ -139,6 +139,7 @@ _NETLOC = re.compile(r"\0(?:https?:)?//([^/\0]*)(/?)", re.I | re.A)
 _ABSOLUTE = re.compile(r"\0((?:https?:)?//[^\0]*)", re.I | re.A)
 # An href that starts as one of _CRAWL_SUSPECT_STARTS (an empty one is followed by a NUL).
 _SUSPECT = re.compile(r"\0[\0 \t\n\rjJfF]")
+_SPACE_BEFORE_NUL = re.compile(r"\s\0")
 MAX_LINKS = 300
 MAX_PHRASE_CHARS = 64
 MAX_LISTED = 50
@@ -282,6 +283,24 @@ def _listed_for(phrase: str, lang: str | None) -> bool:
     return not lang or phrase in NON_DESCRIPTIVE.get(lang.split("-")[0], frozenset())
 
 
+def _all_leave_the_page(hrefs: list[str | None], rels: list[str | None], page_path: str) -> bool:
+    """Whether each of these links (on a page whose relative links resolve on its own
+    origin) is followable and leads off the page, decided for all at once: each has an href
+    that starts with one "/" and no whitespace at its end, none a rel, and none is the page's
+    own path (with or without a fragment). False means "look at each"."""
+    if None in hrefs or any(rels):
+        return False
+    joined = "\0" + "\0".join(hrefs) + "\0"  # type: ignore[arg-type]
+    return (
+        joined.count("\0") == len(hrefs) + 1
+        and joined.count("\0/") == len(hrefs)
+        and "\0//" not in joined
+        and _SPACE_BEFORE_NUL.search(joined) is None
+        and f"\0{page_path}\0" not in joined
+        and f"\0{page_path}#" not in joined
+    )
+
+
 def phrase_candidates(texts: list[str]) -> list[int]:
     """Indices of the texts ``_phrase_of`` may accept: a superset, with cheap tests first. A
     text needs normalising only if it holds two spaces in a row or other whitespace, and all
@@ -352,51 +371,60 @@ class LinkFacts:
         candidates = phrase_candidates(texts)
         if not candidates:
             return 0, []
-        page_key = _without_fragment(page.final_url)
-        page_path = page_key[len(page.origin) :] or "/"
-        same_base = page.base_is_origin
         page_lang = None if page.has_lang_below_root else (page.lang or "").strip().lower()
         # Pages repeat link texts ("read more" under every teaser): judge each text once.
-        verdicts: dict[str, tuple[str, bool] | None] = {}
+        candidate_texts = list(map(texts.__getitem__, candidates))
+        verdicts = {text: _text_verdict(text, page_lang) for text in dict.fromkeys(candidate_texts)}
+        candidates = list(compress(candidates, map(verdicts.__getitem__, candidate_texts)))
         hrefs, rels = self.hrefs, page.anchor_rels
+        if page.base_is_origin and not any(verdict[1] for verdict in verdicts.values() if verdict):
+            found = list(map(hrefs.__getitem__, candidates))
+            if _all_leave_the_page(found, list(map(rels.__getitem__, candidates)), self._path):
+                return len(found), [
+                    {"href": page.resolve((href or "").strip()), "text": clean_text(texts[index])}
+                    for href, index in zip(found[:MAX_LISTED], candidates, strict=False)
+                ]
         failures = 0
         failing: list[dict[str, str | None]] = []
         for index in candidates:
-            # is_text_suspect, on the href and rel already read
-            href = hrefs[index]
-            if href is None:
+            raw = self.followed_off_page(hrefs[index], rels[index])
+            if raw is None:
                 continue
-            rel = rels[index]
-            if rel and has_token_ci(rel, "nofollow"):
-                continue
-            first = href[:1]
-            if first == "#" or (
-                first in _JM
-                and (starts_with_ci(href, "javascript:") or starts_with_ci(href, "mailto:"))
-            ):
-                continue
-            text = texts[index]
-            if text in verdicts:
-                verdict = verdicts[text]
-            else:
-                verdict = verdicts[text] = _text_verdict(text, page_lang)
-            if verdict is None:
-                continue
-            raw = href.strip()
-            if same_base and raw[:1] == "/" and raw[:2] != "//":
-                if raw.partition("#")[0] == page_path:
-                    continue
-            else:
-                resolved = page.resolve(raw)
-                if not resolved or _without_fragment(resolved) == page_key:
-                    continue
-            low, needs_lang = verdict
+            low, needs_lang = verdicts[texts[index]] or ("", False)  # (each has a verdict)
             if needs_lang and not _listed_for(low, _lang_of(page.anchor_nodes[index])):
                 continue
             failures += 1
             if len(failing) < MAX_LISTED:
                 failing.append({"href": page.resolve(raw), "text": clean_text(texts[index])})
         return failures, failing
+
+    def followed_off_page(self, href: str | None, rel: str | None) -> str | None:
+        """The trimmed href of a link a crawler follows (is_text_suspect) off this page;
+        None for a link without an href, a nofollow, fragment, javascript: or mailto: one,
+        or one back to the page itself."""
+        if href is None or (rel and has_token_ci(rel, "nofollow")):
+            return None
+        first = href[:1]
+        if first == "#" or (
+            first in _JM
+            and (starts_with_ci(href, "javascript:") or starts_with_ci(href, "mailto:"))
+        ):
+            return None
+        raw = href.strip()
+        if self.page.base_is_origin and raw[:1] == "/" and raw[:2] != "//":
+            return None if raw.partition("#")[0] == self._path else raw
+        resolved = self.page.resolve(raw)
+        return None if not resolved or _without_fragment(resolved) == self._key else raw
+
+    @cached_property
+    def _key(self) -> str:
+        """The page's URL without its fragment."""
+        return _without_fragment(self.page.final_url)
+
+    @cached_property
+    def _path(self) -> str:
+        """The page's path and query (what a same-origin relative link to it spells)."""
+        return self._key[len(self.page.origin) :] or "/"
 
     @cached_property
     def uncrawlable(self) -> list[dict[str, str | None]]:
