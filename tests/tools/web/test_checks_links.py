@@ -253,3 +253,22 @@ def test_link_text_fails_every_here_link_judged_at_once() -> None:
     assert check.detail.startswith("60 links")  # the link back to the page does not count
     assert len(check.value) == 50
     assert check.value[0] == {"href": "https://example.test/p/0#more", "text": "here"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    hrefs=st.lists(
+        st.sampled_from(
+            ["/a", "a:b", "https://x.test/", "https://x.test/a:b", "//x.test/", "//x:1/", "::"]
+        ),
+        min_size=1,
+    )
+)
+def test_absolute_links_counted_from_the_colons_are_counted_one_by_one(hrefs: list[str]) -> None:
+    page = site_of(doc("".join(f'<a href="{href}">x</a>' for href in hrefs))).page
+    page.index_elements()
+    facts = LinkFacts(page)
+    joined = facts._joined
+    assert joined is not None
+    expected = sum(1 for href in hrefs if ":" in href or href[:2] == "//")
+    assert facts._absolute_count(joined) == expected

@@ -6,6 +6,8 @@ from collections import Counter
 from itertools import pairwise
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
 from tests.tools.web.conftest import site_of
@@ -380,3 +382,31 @@ def test_phrases_count_what_pairs_of_cleaned_words_count() -> None:
     words += ["\u03a3\u03a3", "\u03c3\u03c2", "x"] * 3
     assert list(_phrases(words).items()) == list(_pairwise_phrases(words).items())
     assert _phrases(words).most_common(3) == _pairwise_phrases(words).most_common(3)
+
+
+LINK_TEXTS = [
+    "here",
+    "Here ",
+    "read more",
+    "Read  More",
+    "click\u2003here",
+    "hier",
+    "続きを読む",
+    "pricing plans",
+    "the stage 4 manual",
+    "https://a.test/",
+    " HTTP://A.TEST",
+    "",
+    " ",
+    "see http://a.test",
+    "x" * 70,
+    "more\ninformation",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(st.sampled_from(LINK_TEXTS)))
+def test_phrase_candidates_hold_every_text_the_rule_accepts(texts: list[str]) -> None:
+    candidates = phrase_candidates(texts)
+    assert candidates == sorted(set(candidates))
+    assert {i for i, text in enumerate(texts) if _phrase_of(text) is not None} <= set(candidates)

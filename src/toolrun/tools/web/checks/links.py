@@ -16,7 +16,6 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress
-from operator import methodcaller, or_
 from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborNode
@@ -129,8 +128,6 @@ _LOOSE = re.compile(r"\s\s|[\n\t\r\xa0]")
 _URL_PREFIXES = ("http://", "https://")
 # First characters of the hrefs that may be uncrawlable ("" = empty); others always are.
 _CRAWL_SUSPECT_STARTS = frozenset({"", " ", "\t", "\n", "\r", "j", "J", "f", "F"})
-_HAS_COLON = methodcaller("__contains__", ":")
-_STARTS_HTTP = methodcaller("startswith", "http")
 _JM = frozenset("jJmM")
 # Over ``LinkFacts._joined`` (each href after a NUL), ASCII case-insensitive as CSS's [href^=]:
 # the hrefs that start with http:, and the netloc (and a "/" after it) of the absolute ones.
@@ -140,6 +137,7 @@ _ABSOLUTE = re.compile(r"\0((?:https?:)?//[^\0]*)", re.I | re.A)
 # An href that starts as one of _CRAWL_SUSPECT_STARTS (an empty one is followed by a NUL).
 _SUSPECT = re.compile(r"\0[\0 \t\n\rjJfF]")
 _SPACE_BEFORE_NUL = re.compile(r"\s\0")
+_TWO_COLONS = re.compile(r":[^\0:]*:")
 MAX_LINKS = 300
 MAX_PHRASE_CHARS = 64
 MAX_LISTED = 50
@@ -304,22 +302,20 @@ def _all_leave_the_page(hrefs: list[str | None], rels: list[str | None], page_pa
 def phrase_candidates(texts: list[str]) -> list[int]:
     """Indices of the texts ``_phrase_of`` may accept: a superset, with cheap tests first. A
     text needs normalising only if it holds two spaces in a row or other whitespace, and all
-    other whitespace is unprintable. Each distinct text is judged once, the common tests in
-    C (``map``) over all of them."""
+    other whitespace is unprintable. Each distinct text is judged once, and in C (set and
+    string operations) unless some text needs normalising or may be a URL."""
     distinct = list(dict.fromkeys(texts))
     keys = list(map(str.lower, map(str.strip, distinct)))
-    # Only texts that hold two spaces in a row or an unprintable character need the
-    # per-text normalising test.
-    loose = "  " in "\0".join(keys) or not "".join(keys).isprintable()
-    flags = (
-        map(_is_candidate_key, keys)
-        if loose
-        else map(or_, map(ALL_PHRASES.__contains__, keys), map(_STARTS_HTTP, keys))
-    )
-    keep = set(compress(distinct, flags))
-    if not keep:
+    # Keys are stripped: two spaces in a row come from a key (or an empty one) only.
+    spaced = " ".join(keys)
+    if "  " in spaced or not spaced.isprintable() or "http" in spaced:
+        wanted = set(compress(distinct, map(_is_candidate_key, keys)))
+    else:
+        phrases = ALL_PHRASES.intersection(keys)
+        wanted = set(compress(distinct, map(phrases.__contains__, keys))) if phrases else set()
+    if not wanted:
         return []
-    return list(compress(range(len(texts)), map(keep.__contains__, texts)))
+    return list(compress(range(len(texts)), map(wanted.__contains__, texts)))
 
 
 def _is_candidate_key(key: str) -> bool:
@@ -461,22 +457,26 @@ class LinkFacts:
             counts.insecure = [page.resolve(href) or "" for href in insecure]
         return counts
 
+    def _absolute_count(self, joined: str) -> int:
+        """How many present hrefs hold a ":" or start with "//": counted as the colons of
+        ``joined`` when no href holds two and none starts with "//", else one by one."""
+        if "\0//" not in joined and _TWO_COLONS.search(joined) is None:
+            return joined.count(":")
+        return sum(1 for href in self.present if ":" in href or href[:2] == "//")
+
     def _count_hrefs(self, counts: LinkCounts) -> list[str]:
         """Relative links are internal, absolute ones by host, nofollow ones resolved; returns
         the hrefs that start with ``http:``."""
         page = self.page
         host = page.host
-        # Relative links (no ":", not "//") are internal: the rest are picked in C when none
-        # starts with "//" (then those with a ":" are exactly the rest, in order).
-        if self._any_starts(("//",)):
-            rest = [href for href in self.present if ":" in href or href[:2] == "//"]
-        else:
-            rest = list(filter(_HAS_COLON, self.present))
-        relative = len(self.present) - len(rest)
+        # Relative links (no ":", not "//") are internal.
         joined = self._joined
         if joined is None:
+            rest = [href for href in self.present if ":" in href or href[:2] == "//"]
+            relative = len(self.present) - len(rest)
             insecure = _tally_hrefs(counts, rest, host, page.final_url.split(":", 1)[0])
         else:
+            relative = len(self.present) - self._absolute_count(joined)
             # Lower-cased, "\0http:" is in every text the case-insensitive pattern matches.
             insecure = _INSECURE.findall(joined) if "\0http:" in joined.lower() else []
             # A host per distinct netloc (trailing space is stripped only where no "/" follows,
