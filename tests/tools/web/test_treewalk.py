@@ -6,6 +6,7 @@ from collections import Counter
 from itertools import islice
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -309,3 +310,13 @@ def test_deeply_nested_links_past_the_capture_stack_are_read_again() -> None:
     assert len(page.anchor_texts) == 24
     assert page.anchor_texts == [node.text_lexbor() for node in page.tree.css("a")]
     assert "hidden" not in "".join(page.anchor_texts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", " ", "a", " a\x85b\xa0c\x1cd\te\u00e9 ", "\x1f\x1c x", "caf\u00e9  au\xa0lait"],
+)
+def test_word_functions_on_one_byte_strings(text: str) -> None:
+    words = text.split()
+    assert word_stats(text) == (len(words), sum(char.isspace() for char in text))
+    assert count_words(text, 3, 2) == (dict(Counter(words[:3])), words[:2])

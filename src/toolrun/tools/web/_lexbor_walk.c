@@ -760,6 +760,14 @@ static PyObject *walk(PyObject *module, PyObject *args) {
     return result;
 }
 
+/* Whether each Latin-1 character is whitespace (str.isspace), for one-byte strings. */
+static unsigned char latin1_space[256];
+
+static inline int is_space(int kind, const void *data, Py_ssize_t i) {
+    return kind == PyUnicode_1BYTE_KIND ? latin1_space[((const Py_UCS1 *)data)[i]]
+                                        : Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i));
+}
+
 /* word_stats(text) -> (words, spaces): the length of ``text.split()`` and how many of its
  * characters are whitespace (str.isspace), without building the list of words. */
 static PyObject *word_stats(PyObject *module, PyObject *text) {
@@ -768,15 +776,23 @@ static PyObject *word_stats(PyObject *module, PyObject *text) {
         return NULL;
     }
     Py_ssize_t length = PyUnicode_GET_LENGTH(text), words = 0, spaces = 0;
-    int kind = PyUnicode_KIND(text), in_word = 0;
+    int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
-    for (Py_ssize_t i = 0; i < length; i++) {
-        if (Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i))) {
-            spaces++;
-            in_word = 0;
-        } else if (!in_word) {
-            words++;
-            in_word = 1;
+    unsigned previous = 1; /* the text starts as if after a space */
+    if (kind == PyUnicode_1BYTE_KIND) { /* most pages: a table, no branch per character */
+        const Py_UCS1 *chars = data;
+        for (Py_ssize_t i = 0; i < length; i++) {
+            unsigned space = latin1_space[chars[i]];
+            spaces += space;
+            words += previous & (space ^ 1);
+            previous = space;
+        }
+    } else {
+        for (Py_ssize_t i = 0; i < length; i++) {
+            unsigned space = Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)) != 0;
+            spaces += space;
+            words += previous & (space ^ 1);
+            previous = space;
         }
     }
     return Py_BuildValue("(nn)", words, spaces);
@@ -815,7 +831,7 @@ static PyObject *count_words(PyObject *module, PyObject *args) {
     }
     Py_ssize_t i = 0, words = 0;
     while (words < limit) {
-        while (i < length && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i))) {
+        while (i < length && is_space(kind, data, i)) {
             i++;
         }
         if (i >= length) {
@@ -823,12 +839,8 @@ static PyObject *count_words(PyObject *module, PyObject *args) {
         }
         Py_ssize_t start = i;
         Py_uhash_t hash = 1469598103934665603ULL;
-        while (i < length) {
-            Py_UCS4 code = PyUnicode_READ(kind, data, i);
-            if (Py_UNICODE_ISSPACE(code)) {
-                break;
-            }
-            hash = (hash ^ code) * 1099511628211ULL;
+        while (i < length && !is_space(kind, data, i)) {
+            hash = (hash ^ PyUnicode_READ(kind, data, i)) * 1099511628211ULL;
             i++;
         }
         Py_ssize_t size = i - start;
@@ -904,6 +916,9 @@ static struct PyModuleDef definition = {
 };
 
 PyMODINIT_FUNC PyInit__lexbor_walk(void) {
+    for (Py_UCS4 code = 0; code < 256; code++) {
+        latin1_space[code] = Py_UNICODE_ISSPACE(code) != 0;
+    }
     for (size_t i = 0; i < COMMON_NAMES; i++) {
         common_keys[i] = PyUnicode_InternFromString(common_names[i]);
         if (common_keys[i] == NULL) {

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
+from itertools import compress
 from operator import methodcaller
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
@@ -96,6 +97,7 @@ _COUNTED = frozenset(COUNTED_TAGS)
 _READ_TAGS = ("a", "img")
 _GET_SRC = methodcaller("get", "src")
 _BARE_ATTRIBUTE = re.compile(r"\[([a-z][a-z-]*)\]")
+_IS_ONE = (1).__eq__
 
 
 def header_charset(content_type_header: str | None) -> str | None:
@@ -749,11 +751,8 @@ class Page:
 
     @cached_property
     def h1_texts(self) -> list[str]:
-        return [
-            clean_text(text)
-            for level, text in zip(self.heading_levels, self.heading_texts, strict=True)
-            if level == 1
-        ]
+        h1 = map(_IS_ONE, self.heading_levels)
+        return list(map(clean_text, compress(self.heading_texts, h1)))
 
     @cached_property
     def element_count(self) -> int:

@@ -61,7 +61,7 @@ def check_mixed_content(site: Site) -> Check | None:
     insecure = []
     # On an https page only an explicit http: URL is insecure (relative ones inherit https).
     candidates: list[str | None] = []
-    candidates += starting_ci([src for src in page.image_srcs if src], "http:")
+    candidates += starting_ci(list(filter(None, page.image_srcs)), "http:")
     candidates += page.external_scripts
     for node in page.elements("subresource"):
         if not node.css_matches(_SUBRESOURCES):
