@@ -320,3 +320,17 @@ def test_word_functions_on_one_byte_strings(text: str) -> None:
     words = text.split()
     assert word_stats(text) == (len(words), sum(char.isspace() for char in text))
     assert count_words(text, 3, 2) == (dict(Counter(words[:3])), words[:2])
+
+
+def test_heading_texts_not_read_by_the_walk_are_read_from_the_nodes() -> None:
+    html = "<h1>One</h1><h2>Two<script>x()</script></h2><h3>Three?</h3><h2>Four</h2>"
+    page = Page.from_html(html)
+    page.index_elements(heading_text_levels=())  # h1 texts only
+    assert page.__dict__["_heading_texts"] == ["One", None, None, None]
+    assert page.h1_texts == ["One"]
+    assert page.heading_texts_at((2, 4)) == ["Two", "Four"]
+    assert page.heading_texts == ["One", "Two", "Three?", "Four"]
+    everything = Page.from_html(html)
+    everything.index_elements()
+    assert everything.__dict__["_heading_texts"] == everything.heading_texts
+    assert everything.heading_texts == page.heading_texts

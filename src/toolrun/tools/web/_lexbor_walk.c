@@ -499,6 +499,7 @@ typedef struct {
     const unsigned char *kinds;
     Py_ssize_t known;
     int read, link_attributes;
+    unsigned heading_text_levels; /* bit n set: the texts of <hn> are read */
     lexbor_node *root, *body, *document;
     lexbor_node *hidden_root; /* the hidden element being walked through, if any */
     lexbor_node *body_root;   /* the body, while the walk is inside it */
@@ -566,9 +567,13 @@ static int visit_element(Walk *walk, lexbor_node *node) {
         return 0;
     }
     if (kind > KIND_HEADING) {
-        return append_new(walk->found.heading_levels, PyLong_FromLong(kind - KIND_HEADING)) < 0
-                   ? -1
-                   : capture_text(walk, node, walk->found.heading_texts);
+        int level = kind - KIND_HEADING;
+        if (append_new(walk->found.heading_levels, PyLong_FromLong(level)) < 0) {
+            return -1;
+        }
+        return walk->heading_text_levels & (1 << level)
+                   ? capture_text(walk, node, walk->found.heading_texts)
+                   : PyList_Append(walk->found.heading_texts, Py_None);
     }
     PyObject *item = new_node(node, walk->parser);
     int status = item == NULL || index_node(walk->routes, tag_id, item) < 0 ? -1 : 0;
@@ -679,7 +684,8 @@ static PyObject *tag_counts(Walk *walk) {
     return counts;
 }
 
-/* walk(root, body, parser, kinds, routes, read, link_attributes) -> (element_count,
+/* walk(root, body, parser, kinds, routes, read, link_attributes, heading_text_levels) ->
+ * (element_count,
  * tag_counts, heading_levels, heading_texts, hidden, reread, anchor_attrs, anchor_hrefs, anchor_rels, anchor_texts, images, image_srcs,
  * attribute_names, body_text); see treewalk.py for the contract. */
 static PyObject *walk(PyObject *module, PyObject *args) {
@@ -690,9 +696,9 @@ static PyObject *walk(PyObject *module, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "bind() was not called");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "KKOy*O!pp", &root_address, &body_address, &walk.parser,
+    if (!PyArg_ParseTuple(args, "KKOy*O!ppI", &root_address, &body_address, &walk.parser,
                           &kinds, &PyList_Type, &walk.routes, &walk.read,
-                          &walk.link_attributes)) {
+                          &walk.link_attributes, &walk.heading_text_levels)) {
         return NULL;
     }
     walk.kinds = kinds.buf;

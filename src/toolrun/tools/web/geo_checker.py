@@ -100,7 +100,7 @@ class GeoCheckerResult(CheckerResult):
 
 def analyze(site: Site) -> GeoCheckerResult:
     """All GEO checks of an already fetched site (pure)."""
-    site.page.index_elements()
+    site.page.index_elements(heading_text_levels=(2, 3, 4))
     checks, summary = evaluate(site, CHECKS)
     return GeoCheckerResult.model_validate(
         {

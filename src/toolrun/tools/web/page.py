@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
@@ -97,7 +97,7 @@ _COUNTED = frozenset(COUNTED_TAGS)
 _READ_TAGS = ("a", "img")
 _GET_SRC = methodcaller("get", "src")
 _BARE_ATTRIBUTE = re.compile(r"\[([a-z][a-z-]*)\]")
-_IS_ONE = (1).__eq__
+ALL_LEVELS = range(1, 7)
 
 
 def header_charset(content_type_header: str | None) -> str | None:
@@ -267,13 +267,16 @@ class Page:
     def noscript_text(self) -> str:
         return self._hidden.noscript_text
 
-    def index_elements(self) -> None:
+    def index_elements(self, heading_text_levels: Iterable[int] = ALL_LEVELS) -> None:
         """List every indexed element now and read the attributes and texts of every link and
         image in the same walk: for checkers that read links, images or headings anyway, so
         that no rarer tag is walked for on its own first. Reading a node while the walk is at
-        it costs much less than a second pass over thousands of nodes (memory traffic)."""
+        it costs much less than a second pass over thousands of nodes (memory traffic).
+        Headings' texts are read for ``heading_text_levels`` (h1's always); the others'
+        only if asked for (``heading_texts``), by a walk for them."""
         if "_index" not in self.__dict__:
-            self.__dict__["_index"] = self._walk(read=True)
+            levels = {1, *heading_text_levels}
+            self.__dict__["_index"] = self._walk(read=True, heading_text_levels=levels)
 
     def elements(self, name: str) -> list[LexborNode]:
         """Every element of a listed tag (or of the subresource/field groups), in document
@@ -307,7 +310,9 @@ class Page:
         self._index  # noqa: B018 (the walk, whichever ran, sets the counts)
         return self.__dict__["_tag_counts"][tag]  # type: ignore[no-any-return]
 
-    def _walk(self, *, read: bool) -> dict[str, list[LexborNode]]:
+    def _walk(
+        self, *, read: bool, heading_text_levels: Iterable[int] = ALL_LEVELS
+    ) -> dict[str, list[LexborNode]]:
         """The element index in one walk (in C: ``treewalk``); also sets the heading levels and
         texts, the tag counts, the DOM size, the attribute names and the body's text, and,
         with ``read``, the ``anchor_*`` lists and ``images``. Links and images read here are
@@ -327,7 +332,7 @@ class Page:
                 self._remove_hidden([])
             self.__dict__.update(
                 heading_levels=[],
-                heading_texts=[],
+                _heading_texts=[],
                 element_count=0,
                 _tag_counts=dict.fromkeys(COUNTED_TAGS, 0),
             )
@@ -342,6 +347,7 @@ class Page:
             read=read,
             hidden=hidden,
             link_attributes=False,
+            heading_text_levels=heading_text_levels,
         )
         self.__dict__.update(
             body_text=walked.body_text,
@@ -355,7 +361,7 @@ class Page:
             if walked.hidden_inside_text:  # a link's or heading's text held a script's
                 anchor_texts = [node.text_lexbor() for node in self.elements("a")]
                 heading_texts = [node.text_lexbor() for node in self.elements("heading")]
-        self.__dict__.update(heading_levels=walked.heading_levels, heading_texts=heading_texts)
+        self.__dict__.update(heading_levels=walked.heading_levels, _heading_texts=heading_texts)
         if read:
             self.__dict__.update(
                 anchor_hrefs=walked.anchor_hrefs,
@@ -745,14 +751,28 @@ class Page:
 
     @cached_property
     def heading_texts(self) -> list[str]:
-        """The text of every h1-h6 (``text(deep=True)``, whitespace as written), in order."""
+        """The text of every h1-h6 (``text(deep=True)``, whitespace as written), in order:
+        as the walk read them, or from the nodes where it read only some levels."""
         self._index  # noqa: B018 (the walk, whichever ran, sets them)
-        return self.__dict__["heading_texts"]  # type: ignore[no-any-return]
+        read: list[str | None] = self.__dict__["_heading_texts"]
+        if None not in read:
+            return read  # type: ignore[return-value]
+        return [node.text_lexbor() for node in self.elements("heading")]
+
+    def heading_texts_at(self, levels: Container[int]) -> list[str]:
+        """The texts of the headings whose level is one of ``levels``, in order."""
+        self._index  # noqa: B018 (the walk, whichever ran, sets them)
+        read: list[str | None] = self.__dict__["_heading_texts"]
+        picked = list(compress(read, [level in levels for level in self.heading_levels]))
+        if None in picked:
+            picked = list(
+                compress(self.heading_texts, [level in levels for level in self.heading_levels])
+            )
+        return picked  # type: ignore[return-value]
 
     @cached_property
     def h1_texts(self) -> list[str]:
-        h1 = map(_IS_ONE, self.heading_levels)
-        return list(map(clean_text, compress(self.heading_texts, h1)))
+        return list(map(clean_text, self.heading_texts_at((1,))))
 
     @cached_property
     def element_count(self) -> int:

@@ -304,7 +304,7 @@ async def probe_images(prober: Prober, page: Page) -> ImageProbes:
 async def probe_site(fetcher: Fetcher, site: Site, deadline_at: datetime) -> None:
     """Probe the page's links, hreflang alternates and images into ``site.extras``."""
     prober = Prober.until(fetcher, deadline_at)
-    site.page.index_elements()
+    site.page.index_elements(heading_text_levels=())
     links, alternate_probes, images = await asyncio.gather(
         probe_links(prober, site.page),
         probe_alternates(prober, site),

@@ -67,7 +67,7 @@ class SeoCheckerResult(CheckerResult):
 
 def analyze(site: Site) -> SeoCheckerResult:
     """All SEO checks of an already fetched site (pure)."""
-    site.page.index_elements()
+    site.page.index_elements(heading_text_levels=())
     checks, summary = evaluate(site, SEO_CHECKS)
     page = site.page
     facts = PageFacts(

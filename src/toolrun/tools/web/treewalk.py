@@ -11,6 +11,7 @@ not fit fails at import rather than giving wrong results.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import selectolax.lexbor
@@ -58,7 +59,7 @@ class Walked:
     element_count: int
     tag_counts: dict[int, int]
     heading_levels: list[int]
-    heading_texts: list[str]
+    heading_texts: list[str | None]  # None for a level whose texts were not read
     hidden: list[LexborNode]
     hidden_inside_text: bool
     anchor_attrs: list[dict[str, str | None]]
@@ -110,9 +111,11 @@ class TreeWalker:
         read: bool,
         hidden: bool,
         link_attributes: bool = True,
+        heading_text_levels: Iterable[int] = range(1, 7),
     ) -> Walked:
         """Append every listed element below ``root`` (included) to its lists, in document
-        order; count the counted tags; read each heading's level and text. With ``read``,
+        order; count the counted tags; read each heading's level, and its text if its level
+        is one of ``heading_text_levels``. With ``read``,
         links and images are read instead of listed (the links' ``anchor_attrs`` only with
         ``link_attributes``; their href, rel and text always); with ``hidden``, hidden
         elements are noted and what they hold is not walked for. The text below ``body``
@@ -129,6 +132,7 @@ class TreeWalker:
             routes,
             read,
             link_attributes,
+            sum(1 << level for level in set(heading_text_levels)),
         )
         (elements, counts, levels, texts, hidden_nodes, reread, attrs, hrefs, rels, link_texts) = (
             walked[:10]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from itertools import compress
 from operator import methodcaller
 from typing import Any, Literal
 
@@ -350,8 +349,7 @@ def _faq_markup(site: Site) -> int:
         hints += len(page.tree.css("[class*=faq i], [id*=faq i], [class*=accordion i]"))
     if literal and "?" not in page.html:
         return hints  # no heading can end with "?"
-    subheadings = compress(page.heading_texts, [2 <= level <= 4 for level in page.heading_levels])
-    texts = map(str.rstrip, subheadings)
+    texts = map(str.rstrip, page.heading_texts_at((2, 3, 4)))
     questions = sum(map(_ENDS_WITH_QUESTION_MARK, texts))
     return hints + (questions if questions >= 2 else 0)
 

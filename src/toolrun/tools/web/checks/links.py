@@ -428,7 +428,7 @@ class LinkFacts:
         page = self.page
         found: list[dict[str, str | None]] = []
         joined = self._joined
-        if None not in self.hrefs and joined is not None and not _SUSPECT.search(joined):
+        if len(self.present) == self.total and joined is not None and not _SUSPECT.search(joined):
             return found
         for index, href in enumerate(self.hrefs):
             if href is not None and href[:1] not in _CRAWL_SUSPECT_STARTS:
