@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from itertools import islice
 from typing import Any
@@ -17,6 +18,7 @@ from toolrun.tools.web.treewalk import (
     HIDDEN_TAGS,
     IMAGE_COLUMNS,
     TreeWalker,
+    count_netlocs,
     count_words,
     word_stats,
 )
@@ -334,3 +336,31 @@ def test_heading_texts_not_read_by_the_walk_are_read_from_the_nodes() -> None:
     everything.index_elements()
     assert everything.__dict__["_heading_texts"] == everything.heading_texts
     assert everything.heading_texts == page.heading_texts
+
+
+NETLOC_PATTERN = re.compile(r"\0(?:https?:)?//([^/\0]*)(/?)", re.I | re.A)
+HREF_PIECES = [
+    "http:",
+    "HTTPS:",
+    "hTtP:",
+    "https",
+    "//",
+    "/",
+    "a.test",
+    "x:1",
+    "@",
+    "?q",
+    "\xe9",
+    "",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(hrefs=st.lists(st.lists(st.sampled_from(HREF_PIECES), max_size=6).map("".join)))
+def test_count_netlocs_counts_what_the_pattern_finds(hrefs: list[str]) -> None:
+    joined = "\0" + "\0".join(hrefs) + "\0"
+    assert count_netlocs(joined) == dict(Counter(NETLOC_PATTERN.findall(joined)))
+
+
+def test_count_netlocs_leaves_wide_strings_to_the_pattern() -> None:
+    assert count_netlocs("\0//\u6f22.test/\0") is None

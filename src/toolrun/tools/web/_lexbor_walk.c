@@ -907,11 +907,72 @@ fail:
     return NULL;
 }
 
+/* count_netlocs(joined) -> {(netloc, slash): count} | None: for a one-byte str of hrefs
+ * each after a NUL, what ``re.findall(r"\0(?:https?:)?//([^/\0]*)(/?)", joined, re.I | re.A)``
+ * finds, counted (slash is "/" when one follows the netloc, else ""); None for a wider str. */
+static int ascii_prefix_ci(const Py_UCS1 *text, Py_ssize_t length, const char *prefix) {
+    Py_ssize_t size = (Py_ssize_t)strlen(prefix);
+    if (length < size) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < size; i++) {
+        Py_UCS1 c = text[i];
+        if ((c >= 'A' && c <= 'Z' ? c + 32 : c) != (Py_UCS1)prefix[i]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static PyObject *count_netlocs(PyObject *module, PyObject *joined) {
+    if (!PyUnicode_Check(joined)) {
+        PyErr_SetString(PyExc_TypeError, "count_netlocs() takes a str");
+        return NULL;
+    }
+    if (PyUnicode_KIND(joined) != PyUnicode_1BYTE_KIND) {
+        Py_RETURN_NONE;
+    }
+    const Py_UCS1 *text = PyUnicode_1BYTE_DATA(joined);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(joined);
+    PyObject *counts = PyDict_New();
+    const Py_UCS1 *end = text + length, *nul = memchr(text, 0, (size_t)length);
+    while (counts != NULL && nul != NULL) {
+        const Py_UCS1 *at = nul + 1;
+        nul = at < end ? memchr(at, 0, (size_t)(end - at)) : NULL;
+        if (ascii_prefix_ci(at, end - at, "https:")) {
+            at += 6;
+        } else if (ascii_prefix_ci(at, end - at, "http:")) {
+            at += 5;
+        }
+        if (!ascii_prefix_ci(at, end - at, "//")) {
+            continue;
+        }
+        const Py_UCS1 *host = at + 2, *stop = host;
+        while (stop < end && *stop != '/' && *stop != 0) {
+            stop++;
+        }
+        PyObject *key = Py_BuildValue("(Ns)", PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, host,
+                                                                        stop - host),
+                                      stop < end && *stop == '/' ? "/" : "");
+        PyObject *count = key == NULL ? NULL : PyDict_GetItemWithError(counts, key);
+        PyObject *next = key == NULL || (count == NULL && PyErr_Occurred())
+                             ? NULL
+                             : PyLong_FromLong(count == NULL ? 1 : PyLong_AsLong(count) + 1);
+        if (next == NULL || PyDict_SetItem(counts, key, next) < 0) {
+            Py_CLEAR(counts);
+        }
+        Py_XDECREF(key);
+        Py_XDECREF(next);
+    }
+    return counts;
+}
+
 static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS, "Bind to selectolax's lexbor (its path, LexborNode's vtable)."},
     {"check_node_layout", check_node_layout, METH_O, "Check the fields the walk reads."},
     {"check_text_offset", check_text_offset, METH_VARARGS, "Check where text nodes keep text."},
     {"walk", walk, METH_VARARGS, "The element index of a tree in one walk."},
+    {"count_netlocs", count_netlocs, METH_O, "Counts of the netlocs of NUL-joined hrefs."},
     {"count_words", count_words, METH_VARARGS, "Counts of the first words of a text."},
     {"word_stats", word_stats, METH_O, "(words, spaces) of a text, as str.split() sees them."},
     {NULL, NULL, 0, NULL},

@@ -183,6 +183,12 @@ def _find_text_offset() -> None:
     raise ImportError("could not find where selectolax's lexbor keeps a text node's text")
 
 
+def count_netlocs(joined: str) -> dict[tuple[str, str], int] | None:
+    """``Counter(re.findall(r"\\0(?:https?:)?//([^/\\0]*)(/?)", joined, re.I | re.A))`` for a
+    str of one-byte characters; None for any other."""
+    return _lexbor_walk.count_netlocs(joined)
+
+
 def _bind() -> None:
     vtable = LexborNode.__dict__.get("__pyx_vtable__")
     if vtable is None:

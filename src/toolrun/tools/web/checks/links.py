@@ -13,6 +13,7 @@ with thousands of links is read once rather than walked once per rule.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress
@@ -25,6 +26,7 @@ from toolrun.tools.web.css import has_token_ci, starts_with_ci
 from toolrun.tools.web.models import Check
 from toolrun.tools.web.page import Anchor, Page, clean_text
 from toolrun.tools.web.site import Site
+from toolrun.tools.web.treewalk import count_netlocs
 
 # Lighthouse core/audits/seo/link-text.js (Apache-2.0), by language.
 NON_DESCRIPTIVE: dict[str, frozenset[str]] = {
@@ -481,14 +483,13 @@ class LinkFacts:
             insecure = _INSECURE.findall(joined) if "\0http:" in joined.lower() else []
             # A host per distinct netloc (trailing space is stripped only where no "/" follows,
             # as ``_host_of`` strips the whole href); most links share a few hosts.
-            netlocs = _NETLOC.findall(joined)
-            host_of = {
-                key: _netloc_host(key[0] if key[1] else key[0].rstrip()) for key in set(netlocs)
-            }
-            hosts = list(map(host_of.__getitem__, netlocs))
-            counts.internal = hosts.count(host)
-            counts.external = len(hosts) - counts.internal
+            counted = count_netlocs(joined)
+            netlocs = Counter(_NETLOC.findall(joined)) if counted is None else counted
+            host_of = {key: _netloc_host(key[0] if key[1] else key[0].rstrip()) for key in netlocs}
+            counts.internal = sum(n for key, n in netlocs.items() if host_of[key] == host)
+            counts.external = sum(netlocs.values()) - counts.internal
             if not _LOCAL_HOSTS.isdisjoint(host_of.values()):
+                hosts = list(map(host_of.__getitem__, _NETLOC.findall(joined)))
                 counts.local = [
                     href.strip()
                     for href, link_host in zip(_ABSOLUTE.findall(joined), hosts, strict=True)
