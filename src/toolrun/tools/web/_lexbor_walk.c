@@ -493,6 +493,8 @@ typedef struct {
 } Capture;
 #define MAX_CAPTURES 16
 
+static Buffer body_text_scratch; /* see release_walk() */
+
 /* One walk's state: its inputs, what it found so far, and where it is. */
 typedef struct {
     PyObject *parser, *routes;
@@ -660,7 +662,10 @@ static void release_walk(Walk *walk) {
         Py_XDECREF(walk->names->overflow);
         PyMem_Free(walk->names);
     }
-    PyMem_Free(walk->body_text.data);
+    /* The body's text buffer is kept for the next walk: a page's text is up to megabytes,
+     * and memory the process already holds costs no page faults to fill again. */
+    body_text_scratch = walk->body_text;
+    body_text_scratch.length = 0;
     PyMem_Free(walk->tag_counts);
     for (int depth = 0; depth < MAX_CAPTURES; depth++) {
         PyMem_Free(walk->captures[depth].text.data);
@@ -708,6 +713,8 @@ static PyObject *walk(PyObject *module, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "routes is shorter than kinds");
         return NULL;
     }
+    walk.body_text = body_text_scratch;
+    body_text_scratch = (Buffer){NULL, 0, 0}; /* the walk owns it until release_walk() */
     walk.root = (lexbor_node *)(uintptr_t)root_address;
     walk.body = (lexbor_node *)(uintptr_t)body_address;
     walk.document = walk.root;
