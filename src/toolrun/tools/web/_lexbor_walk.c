@@ -201,6 +201,57 @@ static PyObject *decode(const lexbor_char *data, size_t length) {
     return PyUnicode_DecodeUTF8((const char *)data, (Py_ssize_t)length, "replace");
 }
 
+/* Short texts a walk has already made (link texts like "read more", image sizes like "640"
+ * repeat by the thousand on big pages): equal ones are one str, made and freed once. The
+ * walk runs with the GIL held, so one table serves every walk; forget_texts() empties it. */
+#define TEXT_TABLE 1024 /* a power of two */
+#define TEXT_PROBES 8
+#define SHORT_TEXT 32
+typedef struct {
+    PyObject *text;
+    uint64_t hash;
+    size_t length;
+    lexbor_char bytes[SHORT_TEXT];
+} KnownText;
+static KnownText known_texts[TEXT_TABLE];
+
+static PyObject *short_text(const lexbor_char *data, size_t length) {
+    if (length == 0) {
+        return Py_NewRef(empty_text);
+    }
+    if (length > SHORT_TEXT) {
+        return decode(data, length);
+    }
+    uint64_t hash = 1469598103934665603ULL;
+    for (size_t i = 0; i < length; i++) {
+        hash = (hash ^ data[i]) * 1099511628211ULL;
+    }
+    for (size_t probe = 0; probe < TEXT_PROBES; probe++) {
+        KnownText *known = &known_texts[(hash + probe) & (TEXT_TABLE - 1)];
+        if (known->text == NULL) {
+            PyObject *text = decode(data, length);
+            if (text != NULL) {
+                known->text = Py_NewRef(text);
+                known->hash = hash;
+                known->length = length;
+                memcpy(known->bytes, data, length);
+            }
+            return text;
+        }
+        if (known->hash == hash && known->length == length &&
+            memcmp(known->bytes, data, length) == 0) {
+            return Py_NewRef(known->text);
+        }
+    }
+    return decode(data, length);
+}
+
+static void forget_texts(void) {
+    for (size_t slot = 0; slot < TEXT_TABLE; slot++) {
+        Py_CLEAR(known_texts[slot].text);
+    }
+}
+
 static PyObject *attribute_name(const lexbor_char *name, size_t length) {
     for (size_t i = 0; i < COMMON_NAMES; i++) {
         const char *common = common_names[i];
@@ -410,7 +461,8 @@ static int read_image(Found *found, lexbor_node *node) {
             if (values[column] == NULL && strlen(wanted) == name_length &&
                 memcmp(wanted, name, name_length) == 0) {
                 const lexbor_char *data = attr_value(attr, &value_length);
-                values[column] = data != NULL ? decode(data, value_length) : Py_NewRef(Py_None);
+                values[column] =
+                    data != NULL ? short_text(data, value_length) : Py_NewRef(Py_None);
                 status = values[column] == NULL ? -1 : 0;
                 break;
             }
@@ -617,9 +669,7 @@ static int leave(Walk *walk, lexbor_node *node) {
     }
     if (walk->capture_depth > 0 && walk->captures[walk->capture_depth - 1].node == node) {
         Capture *capture = &walk->captures[--walk->capture_depth];
-        PyObject *text = capture->text.length
-                             ? decode((const lexbor_char *)capture->text.data, capture->text.length)
-                             : Py_NewRef(empty_text);
+        PyObject *text = short_text((const lexbor_char *)capture->text.data, capture->text.length);
         if (text == NULL || PyList_SetItem(capture->list, capture->index, text) < 0) {
             return -1;
         }
@@ -667,6 +717,7 @@ static void release_walk(Walk *walk) {
     body_text_scratch = walk->body_text;
     body_text_scratch.length = 0;
     PyMem_Free(walk->tag_counts);
+    forget_texts();
     for (int depth = 0; depth < MAX_CAPTURES; depth++) {
         PyMem_Free(walk->captures[depth].text.data);
     }
