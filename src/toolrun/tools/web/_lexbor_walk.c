@@ -1,14 +1,19 @@
-/* One walk over a selectolax (lexbor) tree in C: the element index of page.py.
+/* The website checkers' per-element work in C: one walk over a selectolax (lexbor) tree,
+ * and three counts over large strings.
  *
- * Walking 24,000 elements in Python costs more than parsing them; this module does the
- * same walk over lexbor's nodes, through the lexbor functions selectolax's extension
- * exports, and hands back the same Python objects the Python walk built: LexborNode
- * objects (made by selectolax's own constructor, LexborNode.new, taken from the type's
- * Cython vtable) and the attributes and texts of links and images, decoded as selectolax
- * decodes them (UTF-8, invalid bytes replaced).
+ * Walking 24,000 elements in Python costs more than parsing them. walk() visits lexbor's
+ * nodes once and returns what the checks read: LexborNode objects of the rarer tags (made
+ * by selectolax's own constructor, LexborNode.new, from the type's Cython vtable), counts
+ * of others, each heading's level and text, each link's href, rel and text, some
+ * attributes of each image, the attribute names in use, the DOM size and the body's text,
+ * all decoded as selectolax decodes them (UTF-8, invalid bytes replaced).
+ * word_stats(), count_words() and count_netlocs() count words and link hosts without a
+ * Python object per word or link.
  *
- * bind() must run once before walk(); toolrun/tools/web/treewalk.py does it and checks
- * the result against selectolax's own API.
+ * It reads lexbor's nodes through the functions selectolax's extension exports and, for
+ * the hot fields, directly: bind() and the check_*() functions must pass first;
+ * toolrun/tools/web/treewalk.py runs them at import and checks a walk's results against
+ * selectolax's own API.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -28,9 +33,9 @@ enum {
     KIND_LISTED = 1,   /* appended to each list of routes[tag_id] */
     KIND_HIDDEN = 2,   /* script, style, template, noscript: noted, subtree not indexed */
     KIND_LINK = 3,     /* <a>: read (attributes, href, rel, text), or listed if not reading */
-    KIND_IMAGE = 4,    /* <img>: read (attributes, src), or listed if not reading */
+    KIND_IMAGE = 4,    /* <img>: read (image_column_names), or listed if not reading */
     KIND_COUNTED = 5,  /* only counted */
-    KIND_HEADING = 10, /* 11..16: h1..h6, their level and text read */
+    KIND_HEADING = 10, /* 11..16: h1..h6, their level (and text) read */
 };
 
 static lexbor_node *(*node_first_child)(lexbor_node *);
@@ -74,7 +79,7 @@ static const LexborString *text_data(lexbor_node *text) {
     return (const LexborString *)((const char *)text + text_offset);
 }
 
-static PyObject *href_name, *rel_name, *src_name, *empty_text;
+static PyObject *href_name, *rel_name, *empty_text;
 
 /* The image attributes read into columns (treewalk.IMAGE_COLUMNS), "src" first. */
 static const char *const image_column_names[] = {"src", "alt", "width", "height", "style"};
@@ -1052,7 +1057,6 @@ PyMODINIT_FUNC PyInit__lexbor_walk(void) {
     }
     href_name = common_keys[0];
     rel_name = common_keys[1];
-    src_name = common_keys[2];
     empty_text = PyUnicode_New(0, 0);
     if (empty_text == NULL) {
         return NULL;

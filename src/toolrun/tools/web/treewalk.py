@@ -2,11 +2,17 @@
 
 A Python walk over a large page's elements costs more than the parse itself; the C
 walk visits lexbor's nodes directly and returns what the checks read: LexborNode
-objects of the indexed tags, headings with their level, the hidden (script, style,
-template, noscript) elements in document order, and the attributes and texts of every
-link and image. Binding to selectolax's extension is checked when this module is
-imported, against selectolax's own API, so that a selectolax release the binding does
-not fit fails at import rather than giving wrong results.
+objects of the listed tags, counts of the counted ones, each heading's level (and text),
+the hidden (script, style, template, noscript) elements in document order, each link's
+href, rel and text, some attributes of each image, the attribute names in use, the DOM
+size and the body's text. ``word_stats``, ``count_words`` and ``count_netlocs`` count over
+large strings in C too.
+
+The binding relies on selectolax's extension: its exported lexbor functions, LexborNode's
+Cython vtable, and the layout of lexbor's node (read directly for speed). Each is checked
+when this module is imported, against lexbor's functions and selectolax's own API, so that
+a selectolax release the binding does not fit fails at import rather than giving wrong
+results (and ``pyproject.toml`` pins the release line).
 """
 
 from __future__ import annotations
