@@ -1,4 +1,5 @@
-"""geo-checker's AI files: llms.txt locations, llms-full.txt, ai.txt and AGENTS.md, on loopback."""
+"""geo-checker's AI files on loopback: llms.txt locations, llms-full.txt, ai.txt, AGENTS.md,
+/ai/*.json and the page's Markdown mirror."""
 
 from __future__ import annotations
 
@@ -13,7 +14,12 @@ from tests.tools.web.conftest import make_ctx
 from toolrun.config import Settings
 from toolrun.tools.base import ToolContext
 from toolrun.tools.web import geo_checker
-from toolrun.tools.web.ai_files import LLMS_FULL_MAX_BYTES, answer, choose_llms_file
+from toolrun.tools.web.ai_files import (
+    LLMS_FULL_MAX_BYTES,
+    answer,
+    choose_llms_file,
+    markdown_mirror_path,
+)
 from toolrun.tools.web.models import Check
 from toolrun.tools.web.site import SiteFile
 
@@ -25,12 +31,18 @@ FULL = b"# Acme\n\nThe whole manual in one file, five words.\n"
 SPA = b"<!doctype html><html><head><title>App</title></head><body><div id=root></div></body></html>"
 EXTRA_PATHS = (
     "/.well-known/llms.txt",
+    "/docs/llms.txt",
     "/llms-full.txt",
     "/.well-known/llms-full.txt",
     "/.well-known/ai.txt",
     "/ai.txt",
     "/AGENTS.md",
+    "/ai/summary.json",
+    "/ai/faq.json",
+    "/ai/service.json",
+    "/index.html.md",  # the page's Markdown mirror
 )
+JSON = [("Content-Type", "application/json")]
 
 
 def page() -> bytes:
@@ -94,7 +106,9 @@ async def test_llms_txt_at_root_wins_over_well_known(http_server: HttpServer, ct
     assert "Found at" not in by_id(result)["llms-txt"].detail
 
 
-async def test_llms_txt_absent_at_both_warns_naming_both(http_server: HttpServer, ctx: ToolContext):
+async def test_llms_txt_absent_everywhere_warns_naming_each_place(
+    http_server: HttpServer, ctx: ToolContext
+):
     http_server.route("/.well-known/llms.txt", body=SPA, headers=HTML)
     result = await geo(http_server, ctx)
     check = by_id(result)["llms-txt"]
@@ -102,7 +116,8 @@ async def test_llms_txt_absent_at_both_warns_naming_both(http_server: HttpServer
     assert result.llms_txt_url is None
     assert check.detail == (
         f"{http_server.url('/llms.txt')} answered 404; "
-        f"{http_server.url('/.well-known/llms.txt')} answered 200 with an HTML page."
+        f"{http_server.url('/.well-known/llms.txt')} answered 200 with an HTML page; "
+        f"{http_server.url('/docs/llms.txt')} answered 404."
     )
 
 
@@ -187,6 +202,11 @@ async def test_ai_discovery_files_present_pass(http_server: HttpServer, ctx: Too
         {"url": http_server.url("/.well-known/ai.txt"), "status": 200, "present": True},
         {"url": http_server.url("/ai.txt"), "status": 200, "present": False},
         {"url": http_server.url("/AGENTS.md"), "status": 200, "present": True},
+        *(
+            {"url": http_server.url(f"/ai/{name}.json"), "status": 404, "present": False}
+            | {"json": False}
+            for name in ("summary", "faq", "service")
+        ),
     ]
     assert check.detail == (
         f"Found 2 files: {http_server.url('/.well-known/ai.txt')}, {http_server.url('/AGENTS.md')}."
@@ -246,3 +266,111 @@ async def test_hanging_files_end_within_the_deadline(
     assert checks["llms-full-txt"].status == "info"
     assert "timed out after" in checks["llms-full-txt"].detail
     assert checks["ai-discovery-files"].status == "info"
+
+
+# -- /docs/llms.txt, /ai/*.json, the Markdown mirror ----------------------------------
+
+
+async def test_llms_txt_under_docs_is_the_last_place_looked(
+    http_server: HttpServer, ctx: ToolContext
+):
+    http_server.route("/docs/llms.txt", body=LLMS, headers=MARKDOWN)
+    result = await geo(http_server, ctx)
+    assert result.llms_txt_url == http_server.url("/docs/llms.txt")
+    assert by_id(result)["llms-txt"].status == "pass"
+    http_server.route("/.well-known/llms.txt", body=LLMS, headers=MARKDOWN)
+    assert (await geo(http_server, ctx)).llms_txt_url == http_server.url("/.well-known/llms.txt")
+
+
+async def test_ai_json_files_count_only_when_they_hold_json(
+    http_server: HttpServer, ctx: ToolContext
+):
+    http_server.route(
+        "/ai/summary.json", body=b'{"name": "Acme", "summary": "Rockets"}', headers=JSON
+    )
+    http_server.route("/ai/faq.json", body=b'{"faq": [', headers=JSON)  # cut short
+    check = by_id(await geo(http_server, ctx))["ai-discovery-files"]
+    assert check.status == "warn"
+    rows = {row["url"]: row for row in check.value}
+    assert rows[http_server.url("/ai/summary.json")] == {
+        "url": http_server.url("/ai/summary.json"),
+        "status": 200,
+        "present": True,
+        "json": True,
+    }
+    assert rows[http_server.url("/ai/faq.json")]["json"] is False
+    assert rows[http_server.url("/ai/faq.json")]["present"] is False
+    assert rows[http_server.url("/ai/service.json")] == {
+        "url": http_server.url("/ai/service.json"),
+        "status": 404,
+        "present": False,
+        "json": False,
+    }
+    assert http_server.url("/ai/faq.json") in check.detail
+    assert f"found {http_server.url('/ai/summary.json')}" in check.detail
+
+
+async def test_ai_json_file_answered_with_the_spa_page_is_absent(
+    http_server: HttpServer, ctx: ToolContext
+):
+    http_server.route("/ai/summary.json", body=SPA, headers=HTML)
+    check = by_id(await geo(http_server, ctx))["ai-discovery-files"]
+    assert check.status == "info"
+
+
+async def test_markdown_mirror_found(http_server: HttpServer, ctx: ToolContext):
+    http_server.route("/index.html.md", body=b"# Rockets\n\nPlenty of words.\n", headers=MARKDOWN)
+    check = by_id(await geo(http_server, ctx))["markdown-mirror"]
+    assert check.status == "pass"
+    assert check.value == {
+        "url": http_server.url("/index.html.md"),
+        "status": 200,
+        "words": 5,
+        "truncated": False,
+    }
+
+
+async def test_markdown_mirror_that_is_the_spa_page_warns(
+    http_server: HttpServer, ctx: ToolContext
+):
+    http_server.route("/index.html.md", body=SPA, headers=HTML)
+    check = by_id(await geo(http_server, ctx))["markdown-mirror"]
+    assert check.status == "warn"
+    assert check.recommendation is not None
+
+
+async def test_no_markdown_mirror_is_info(http_server: HttpServer, ctx: ToolContext):
+    check = by_id(await geo(http_server, ctx))["markdown-mirror"]
+    assert check.status == "info"
+    assert check.value == {"url": http_server.url("/index.html.md"), "status": 404}
+    assert "answered 404" in check.detail
+
+
+async def test_markdown_mirror_follows_a_redirect_on_the_same_origin(
+    http_server: HttpServer, ctx: ToolContext
+):
+    http_server.route("/old", Response(status=301, headers=[("Location", "/guide/rockets")]))
+    http_server.route("/guide/rockets", body=page(), headers=HTML)
+    http_server.route("/guide/rockets.md", body=b"# Rockets\n", headers=MARKDOWN)
+    url = http_server.url("/old")
+    result = await geo_checker.run(geo_checker.GeoCheckerInput(url=url), ctx)
+    check = by_id(result)["markdown-mirror"]
+    assert check.status == "pass"
+    assert check.value["url"] == http_server.url("/guide/rockets.md")
+    paths = [request.path for request in http_server.requests]
+    assert paths.count("/old.md") == 1  # asked with the page, before the redirect was known
+    assert paths.count("/guide/rockets.md") == 1
+
+
+@pytest.mark.parametrize(
+    ("url", "path"),
+    [
+        ("https://x.test/", "/index.html.md"),
+        ("https://x.test", "/index.html.md"),
+        ("https://x.test/docs/", "/docs/index.html.md"),
+        ("https://x.test/docs/intro", "/docs/intro.md"),
+        ("https://x.test/a.html?q=1#top", "/a.html.md"),
+    ],
+)
+def test_markdown_mirror_path(url: str, path: str) -> None:
+    assert markdown_mirror_path(url) == path

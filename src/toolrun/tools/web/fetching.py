@@ -22,10 +22,14 @@ from toolrun.net.errors import NetError, format_seconds
 from toolrun.net.fetch import Fetcher, FetchResult
 from toolrun.tools.base import ToolContext, ToolFailure
 from toolrun.tools.web.ai_files import (
+    AI_JSON_MAX_BYTES,
     DISCOVERY_MAX_BYTES,
     EXTRA_FILE_TIMEOUT_S,
     LLMS_FULL_MAX_BYTES,
+    MARKDOWN_MIRROR,
+    MARKDOWN_MIRROR_MAX_BYTES,
     choose_llms_file,
+    markdown_mirror_path,
 )
 from toolrun.tools.web.imagesize import HEADER_BYTES, sniff
 from toolrun.tools.web.page import HTML_TYPES, Page
@@ -38,11 +42,12 @@ OEMBED_MAX_BYTES = 256 * 1024
 PROBE_TIMEOUT_S = 8.0
 MAX_ICON_PROBES = 3
 MARKDOWN = "text/markdown,text/plain;q=0.9,*/*;q=0.5"
+JSON = "application/json,*/*;q=0.5"
 DEADLINE_SHARE = 0.8  # of the job's remaining time a site file may take
 
 
 class SiteFileSpec(NamedTuple):
-    path: str
+    path: str  # "": the page's own Markdown mirror (its path depends on the page's URL)
     accept: str
     max_bytes: int = SITE_FILE_MAX_BYTES
     timeout_s: float | None = None  # None: the fetcher's own timeout
@@ -66,6 +71,14 @@ SITE_FILES = {
     ),
     "ai-txt": SiteFileSpec("/ai.txt", MARKDOWN, DISCOVERY_MAX_BYTES, EXTRA_FILE_TIMEOUT_S),
     "agents-md": SiteFileSpec("/AGENTS.md", MARKDOWN, DISCOVERY_MAX_BYTES, EXTRA_FILE_TIMEOUT_S),
+    "llms-docs": SiteFileSpec("/docs/llms.txt", MARKDOWN, timeout_s=EXTRA_FILE_TIMEOUT_S),
+    **{
+        f"ai-{name}-json": SiteFileSpec(
+            f"/ai/{name}.json", JSON, AI_JSON_MAX_BYTES, EXTRA_FILE_TIMEOUT_S
+        )
+        for name in ("summary", "faq", "service")
+    },
+    MARKDOWN_MIRROR: SiteFileSpec("", MARKDOWN, MARKDOWN_MIRROR_MAX_BYTES, EXTRA_FILE_TIMEOUT_S),
 }
 
 
@@ -127,12 +140,16 @@ def _time_limit(spec: SiteFileSpec, deadline_at: datetime | None) -> float | Non
 
 
 async def fetch_site_file(
-    fetcher: Fetcher, origin: str, name: str, deadline_at: datetime | None = None
+    fetcher: Fetcher,
+    origin: str,
+    name: str,
+    deadline_at: datetime | None = None,
+    page_url: str = "",
 ) -> SiteFile:
-    """One site file, its body truncated at the file's cap; a network error or timeout is
-    recorded, never raised."""
+    """One site file (the Markdown mirror of ``page_url``), its body truncated at the file's
+    cap; a network error or timeout is recorded, never raised."""
     spec = SITE_FILES[name]
-    url = origin + spec.path
+    url = origin + (spec.path or markdown_mirror_path(page_url))
     limit = _time_limit(spec, deadline_at)
     try:
         async with asyncio.timeout(limit):
@@ -154,9 +171,15 @@ async def fetch_site_file(
 
 
 async def _site_files(
-    fetcher: Fetcher, origin: str, names: tuple[str, ...], deadline_at: datetime | None
+    fetcher: Fetcher,
+    origin: str,
+    names: tuple[str, ...],
+    deadline_at: datetime | None,
+    page_url: str,
 ) -> dict[str, SiteFile]:
-    files = await asyncio.gather(*(fetch_site_file(fetcher, origin, n, deadline_at) for n in names))
+    files = await asyncio.gather(
+        *(fetch_site_file(fetcher, origin, name, deadline_at, page_url) for name in names)
+    )
     return dict(zip(names, files, strict=True))
 
 
@@ -170,7 +193,7 @@ async def fetch_site(
     """The page and the named site files, fetched concurrently; with ``deadline_at`` each
     file gets at most a share of the job's remaining time."""
     origin = origin_of(url)
-    side = asyncio.ensure_future(_site_files(fetcher, origin, files, deadline_at))
+    side = asyncio.ensure_future(_site_files(fetcher, origin, files, deadline_at, url))
     try:
         result = await fetch_page(fetcher, url)
     except BaseException:
@@ -180,7 +203,13 @@ async def fetch_site(
     site_files = await side
     final_origin = origin_of(result.final_url)
     if files and final_origin != origin:
-        site_files = await _site_files(fetcher, final_origin, files, deadline_at)
+        site_files = await _site_files(fetcher, final_origin, files, deadline_at, result.final_url)
+    elif MARKDOWN_MIRROR in files and (
+        markdown_mirror_path(result.final_url) != markdown_mirror_path(url)
+    ):  # redirected on the same origin: the final page's mirror
+        site_files[MARKDOWN_MIRROR] = await fetch_site_file(
+            fetcher, final_origin, MARKDOWN_MIRROR, deadline_at, result.final_url
+        )
     return result, site_files
 
 

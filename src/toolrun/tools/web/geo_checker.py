@@ -5,7 +5,12 @@ from __future__ import annotations
 from pydantic import Field
 
 from toolrun.tools.base import ToolContext, ToolDefinition
-from toolrun.tools.web.ai_files import DISCOVERY_FILES, LLMS_FILES, LLMS_FULL_FILES
+from toolrun.tools.web.ai_files import (
+    DISCOVERY_FILES,
+    LLMS_FILES,
+    LLMS_FULL_FILES,
+    MARKDOWN_MIRROR,
+)
 from toolrun.tools.web.checker import base_fields, evaluate
 from toolrun.tools.web.checks import CheckFunction
 from toolrun.tools.web.checks.agents import check_agent_accessibility
@@ -31,7 +36,11 @@ from toolrun.tools.web.checks.geo import (
     check_rendered_text,
     crawler_access,
 )
-from toolrun.tools.web.checks.geo_files import check_ai_discovery_files, check_llms_full_txt
+from toolrun.tools.web.checks.geo_files import (
+    check_ai_discovery_files,
+    check_llms_full_txt,
+    check_markdown_mirror,
+)
 from toolrun.tools.web.checks.images import check_image_alt
 from toolrun.tools.web.checks.performance import check_response_time
 from toolrun.tools.web.checks.social import check_open_graph
@@ -42,12 +51,20 @@ from toolrun.tools.web.models import CamelModel, CheckerResult, UrlInput
 from toolrun.tools.web.site import Site
 
 RELATED = ("seo-checker", "meta-checker", "link-preview", "domain-setup-checker")
-FILES = ("robots", "sitemap", *LLMS_FILES, *LLMS_FULL_FILES, *DISCOVERY_FILES)
+FILES = (
+    "robots",
+    "sitemap",
+    *LLMS_FILES,
+    *LLMS_FULL_FILES,
+    *DISCOVERY_FILES,
+    MARKDOWN_MIRROR,
+)
 CHECKS: tuple[CheckFunction, ...] = (
     check_ai_crawlers,
     check_llms_txt,
     check_llms_full_txt,
     check_ai_discovery_files,
+    check_markdown_mirror,
     check_content_signals,
     check_is_crawlable,
     check_rendered_text,
@@ -130,8 +147,9 @@ DEFINITION = ToolDefinition(
     name="GEO checker",
     description=(
         "Checks how ready a page is for AI search and assistants: AI crawler access in "
-        "robots.txt (training, search, user fetchers), llms.txt and llms-full.txt, ai.txt and "
-        "AGENTS.md, Content-Signal, server-rendered text, JSON-LD with required properties, "
+        "robots.txt (training, search, user fetchers), llms.txt and llms-full.txt, ai.txt, "
+        "AGENTS.md, /ai/*.json and the page's Markdown version, Content-Signal, "
+        "server-rendered text, JSON-LD with required properties, "
         "FAQ, author and date signals."
     ),
     input_model=GeoCheckerInput,

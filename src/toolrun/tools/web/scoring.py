@@ -41,6 +41,7 @@ WEIGHTS: Mapping[str, float] = {
     "page-weight": 0.5,
     "image-aspect-ratio": 0.5,
     "hidden-instructions": 1,
+    "markdown-mirror": 0.5,
 }
 GATES = frozenset({"is-crawlable", "http-status-code", "server-rendered-text", "ai-crawler-access"})
 GATE_CAP = 49
