@@ -40,6 +40,8 @@ EXTRA_PATHS = (
     "/ai/summary.json",
     "/ai/faq.json",
     "/ai/service.json",
+    "/.well-known/agent-card.json",
+    "/.well-known/ai-plugin.json",
     "/index.html.md",  # the page's Markdown mirror
 )
 JSON = [("Content-Type", "application/json")]
@@ -203,9 +205,14 @@ async def test_ai_discovery_files_present_pass(http_server: HttpServer, ctx: Too
         {"url": http_server.url("/ai.txt"), "status": 200, "present": False},
         {"url": http_server.url("/AGENTS.md"), "status": 200, "present": True},
         *(
-            {"url": http_server.url(f"/ai/{name}.json"), "status": 404, "present": False}
-            | {"json": False}
-            for name in ("summary", "faq", "service")
+            {"url": http_server.url(path), "status": 404, "present": False, "json": False}
+            for path in (
+                "/ai/summary.json",
+                "/ai/faq.json",
+                "/ai/service.json",
+                "/.well-known/agent-card.json",
+                "/.well-known/ai-plugin.json",
+            )
         ),
     ]
     assert check.detail == (
@@ -308,6 +315,16 @@ async def test_ai_json_files_count_only_when_they_hold_json(
     }
     assert http_server.url("/ai/faq.json") in check.detail
     assert f"found {http_server.url('/ai/summary.json')}" in check.detail
+
+
+async def test_an_agent_card_counts_as_an_ai_discovery_file(
+    http_server: HttpServer, ctx: ToolContext
+):
+    card = b'{"name": "Acme agent", "url": "https://acme.test/a2a", "skills": []}'
+    http_server.route("/.well-known/agent-card.json", body=card, headers=JSON)
+    check = by_id(await geo(http_server, ctx))["ai-discovery-files"]
+    assert check.status == "pass"
+    assert http_server.url("/.well-known/agent-card.json") in check.detail
 
 
 async def test_ai_json_file_answered_with_the_spa_page_is_absent(

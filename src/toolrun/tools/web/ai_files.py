@@ -4,8 +4,9 @@ llms.txt is looked for at the site root, then at ``/.well-known/`` (the llms.txt
 well-known URI proposal), then at ``/docs/`` (where documentation sites keep it);
 llms-full.txt at the root, then at ``/.well-known/``; the first answer that is a
 real text file wins. ai.txt (root and ``/.well-known/``) and AGENTS.md are only
-reported as present or not; ``/ai/summary.json``, ``/ai/faq.json`` and
-``/ai/service.json`` as present and whether they hold JSON. The page's own
+reported as present or not; ``/ai/summary.json``, ``/ai/faq.json``,
+``/ai/service.json`` and the agent manifests ``/.well-known/agent-card.json`` and
+``/.well-known/ai-plugin.json`` as present and whether they hold JSON. The page's own
 Markdown mirror (the llms.txt proposal's companion ``.md`` page) is fetched too.
 An HTML page answered with 2xx (a single-page app's fallback route) never counts
 as any of these files.
@@ -24,7 +25,15 @@ from toolrun.tools.web.site import SiteFile
 
 LLMS_FILES = ("llms", "llms-well-known", "llms-docs")
 LLMS_FULL_FILES = ("llms-full", "llms-full-well-known")
-AI_JSON_FILES = ("ai-summary-json", "ai-faq-json", "ai-service-json")
+# geo-optimizer's /ai/*.json, then agent manifests: the A2A protocol's agent card and the
+# older ChatGPT-plugin manifest.
+AI_JSON_FILES = (
+    "ai-summary-json",
+    "ai-faq-json",
+    "ai-service-json",
+    "agent-card",
+    "ai-plugin",
+)
 DISCOVERY_FILES = ("ai-txt-well-known", "ai-txt", "agents-md", *AI_JSON_FILES)
 MARKDOWN_MIRROR = "markdown-mirror"
 LLMS_FULL_MAX_BYTES = 1024 * 1024

@@ -78,6 +78,12 @@ SITE_FILES = {
         )
         for name in ("summary", "faq", "service")
     },
+    "agent-card": SiteFileSpec(
+        "/.well-known/agent-card.json", JSON, AI_JSON_MAX_BYTES, EXTRA_FILE_TIMEOUT_S
+    ),
+    "ai-plugin": SiteFileSpec(
+        "/.well-known/ai-plugin.json", JSON, AI_JSON_MAX_BYTES, EXTRA_FILE_TIMEOUT_S
+    ),
     MARKDOWN_MIRROR: SiteFileSpec("", MARKDOWN, MARKDOWN_MIRROR_MAX_BYTES, EXTRA_FILE_TIMEOUT_S),
 }
 

@@ -70,8 +70,9 @@ def check_llms_full_txt(site: Site) -> Check | None:
 
 
 def check_ai_discovery_files(site: Site) -> Check | None:
-    """Which of /.well-known/ai.txt, /ai.txt, /AGENTS.md and /ai/{summary,faq,service}.json
-    exist (2xx, not an HTML page); a JSON one counts only if it holds JSON."""
+    """Which of /.well-known/ai.txt, /ai.txt, /AGENTS.md, /ai/{summary,faq,service}.json and
+    the agent manifests exist (2xx, not an HTML page); a JSON one counts only if it holds
+    JSON."""
     files = fetched(site.files, DISCOVERY_FILES)
     if not files:
         return None
@@ -91,12 +92,12 @@ def check_ai_discovery_files(site: Site) -> Check | None:
     if broken:
         return make(
             "ai-discovery-files",
-            "An AI summary file does not hold JSON",
+            "An AI discovery file does not hold JSON",
             "warn",
             rows,
             f"{', '.join(broken)} answered, but not with a whole JSON document"
             + (f"; found {', '.join(map(str, found))}." if found else "."),
-            "Serve /ai/*.json as complete JSON objects (application/json), or answer 404.",
+            "Serve these files as complete JSON documents (application/json), or answer 404.",
         )
     if found:
         return make(
