@@ -12,10 +12,11 @@ from selectolax.lexbor import LexborHTMLParser
 
 from tests.tools.web.conftest import site_of
 from toolrun.tools.web.checks.geo import _SPA_ROOTS, _app_roots
-from toolrun.tools.web.checks.keywords import _PUNCTUATION, STOPWORDS, _phrases
+from toolrun.tools.web.checks.keywords import _PUNCTUATION, STOPWORDS, _phrases, usable_terms
 from toolrun.tools.web.checks.links import (
     LinkCounts,
     _host_of,
+    _is_printable,
     _phrase_of,
     _tally_hrefs,
     link_facts,
@@ -410,3 +411,26 @@ def test_phrase_candidates_hold_every_text_the_rule_accepts(texts: list[str]) ->
     candidates = phrase_candidates(texts)
     assert candidates == sorted(set(candidates))
     assert {i for i, text in enumerate(texts) if _phrase_of(text) is not None} <= set(candidates)
+
+
+@pytest.mark.parametrize(
+    "text", ["", "plain text", "tab\there", "bell\x07", "del\x7f", "caf\u00e9", "a\u2028b"]
+)
+def test_is_printable_is_str_isprintable(text: str) -> None:
+    assert _is_printable(text) is text.isprintable()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    tokens=st.lists(
+        st.sampled_from(
+            ["The", "the.", "rockets,", "ROCKETS", "ab", "(x)", "42", "\u00e9t\u00e9", "--"]
+        )
+    )
+)
+def test_usable_terms_clean_each_token_once(tokens: list[str]) -> None:
+    expected = {}
+    for token in tokens:
+        term = token.lower().strip(_PUNCTUATION)
+        expected[token] = term if len(term) > 2 and term not in STOPWORDS else None
+    assert list(usable_terms(tokens).items()) == list(expected.items())

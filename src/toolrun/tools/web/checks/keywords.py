@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from itertools import pairwise
-from operator import methodcaller
+from itertools import compress, pairwise
+from operator import and_, methodcaller, not_
 from typing import Any
 
 from toolrun.tools.web.checks import make
@@ -24,6 +24,7 @@ TERM_WINDOW = 20_000  # density is measured on the first 20,000 words (a sample,
 PHRASE_WINDOW = 5_000  # two-word phrases are counted over the first 5,000 words
 _PUNCTUATION = ".,;:!?()[]{}\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u2026-\u2013\u2014/|*#"
 _STRIP_PUNCTUATION = methodcaller("strip", _PUNCTUATION)
+_LONGER_THAN_TWO = (2).__lt__
 STOPWORDS = frozenset(
     [
         "a",
@@ -144,15 +145,19 @@ STOPWORDS = frozenset(
 )
 
 
+_IS_STOP = STOPWORDS.__contains__
+
+
 def usable_terms(tokens: Iterable[str]) -> dict[str, str | None]:
     """Each distinct token's term (lower-cased, punctuation stripped), or None where no term
     or phrase may hold it (two characters or fewer, or a stopword); cleaned once each."""
     distinct = list(dict.fromkeys(tokens))
-    cleaned = map(_STRIP_PUNCTUATION, map(str.lower, distinct))
-    return {
-        token: term if len(term) > 2 and term not in STOPWORDS else None
-        for token, term in zip(distinct, cleaned, strict=True)
-    }
+    terms = list(map(_STRIP_PUNCTUATION, map(str.lower, distinct)))
+    # (in C: maps over the distinct tokens rather than a Python loop)
+    usable = map(and_, map(_LONGER_THAN_TWO, map(len, terms)), map(not_, map(_IS_STOP, terms)))
+    found: dict[str, str | None] = dict.fromkeys(distinct)
+    found.update(compress(zip(distinct, terms, strict=True), usable))
+    return found
 
 
 def _terms(counts: dict[str, int], usable: dict[str, str | None]) -> Counter[str]:

@@ -139,6 +139,7 @@ _ABSOLUTE = re.compile(r"\0((?:https?:)?//[^\0]*)", re.I | re.A)
 # An href that starts as one of _CRAWL_SUSPECT_STARTS (an empty one is followed by a NUL).
 _SUSPECT = re.compile(r"\0[\0 \t\n\rjJfF]")
 _SPACE_BEFORE_NUL = re.compile(r"\s\0")
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
 _TWO_COLONS = re.compile(r":[^\0:]*:")
 MAX_LINKS = 300
 MAX_PHRASE_CHARS = 64
@@ -310,7 +311,7 @@ def phrase_candidates(texts: list[str]) -> list[int]:
     keys = list(map(str.lower, map(str.strip, distinct)))
     # Keys are stripped: two spaces in a row come from a key (or an empty one) only.
     spaced = " ".join(keys)
-    if "  " in spaced or not spaced.isprintable() or "http" in spaced:
+    if "  " in spaced or not _is_printable(spaced) or "http" in spaced:
         wanted = set(compress(distinct, map(_is_candidate_key, keys)))
     else:
         phrases = ALL_PHRASES.intersection(keys)
@@ -318,6 +319,14 @@ def phrase_candidates(texts: list[str]) -> list[int]:
     if not wanted:
         return []
     return list(compress(range(len(texts)), map(wanted.__contains__, texts)))
+
+
+def _is_printable(text: str) -> bool:
+    """``text.isprintable()``; for ASCII text by deleting the printable bytes (in C, without a
+    Unicode table lookup per character)."""
+    if text.isascii():
+        return not text.encode("ascii").translate(None, _PRINTABLE_ASCII)
+    return text.isprintable()
 
 
 def _is_candidate_key(key: str) -> bool:
@@ -498,7 +507,7 @@ class LinkFacts:
         counts.internal += relative
         hrefs, rels = self.hrefs, page.anchor_rels
         # Only a non-empty rel can hold nofollow (and only a link with an href counts).
-        for index in compress(range(len(rels)), rels):
+        for index in compress(range(len(rels)), rels) if any(rels) else ():
             rel = rels[index]
             if hrefs[index] is not None and rel and has_token_ci(rel, "nofollow"):
                 counts.nofollow_internal += page.link_host(hrefs[index]) == host
