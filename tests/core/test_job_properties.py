@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Coroutine
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypedDict, TypeVar
+from typing import Any, TypeVar
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -23,18 +23,6 @@ from toolrun.core.errors import Conflict, InsufficientCredits
 from toolrun.db import queue
 from toolrun.db.engine import Database
 from toolrun.db.tables import Account, Job, JobStatus, LedgerEntry
-
-
-class EchoJob(TypedDict):
-    """The arguments every created echo job shares."""
-
-    account: Account
-    kind: str
-    action: str
-    payload: dict[str, Any]
-    settings: Settings
-    now: datetime
-
 
 T = TypeVar("T")
 KEYS = st.sampled_from([None, None, "a", "b", "c"])
@@ -80,21 +68,20 @@ def test_job_money_invariants_hold_under_any_sequence(database_url: str) -> None
                 async with self.db.write() as session:
                     account = await session.get(Account, self.account_id)
                 assert account is not None
-                job = EchoJob(
-                    account=account,
-                    kind="tool",
-                    action="echo",
-                    payload=payload,
-                    settings=app_settings,
-                    now=self.now,
+                new = jobs.NewJob(
+                    account_id=account.id, kind="tool", action="echo", payload=payload
                 )
                 try:
                     if key is None:  # as the API creates it: one statement, or one SQLite unit
-                        return await jobs.create_queued(self.db, **job)
+                        return await jobs.create_queued(
+                            self.db, new, settings=app_settings, now=self.now
+                        )
                     async with self.db.write() as session:
                         return await jobs.create(
                             session,
-                            **job,
+                            new,
+                            settings=app_settings,
+                            now=self.now,
                             idempotency_key=key,
                             request_fingerprint=jobs.fingerprint("echo", payload),
                         )

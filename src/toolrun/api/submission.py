@@ -97,26 +97,20 @@ async def submit(
     stored = await definition.prepare(payload, context.settings)
     if definition.kind == "image":
         await _require_source_image(context, account, payload)
-    stored_json = stored.model_dump(mode="json", by_alias=True)
+    new = jobs.NewJob(
+        account_id=account.id,
+        kind=definition.kind,
+        action=definition.action,
+        payload=stored.model_dump(mode="json", by_alias=True),
+        variant=variant,
+    )
     now = context.clock()
     if idempotency_key is None:
-        created = await jobs.create_queued(
-            context.db,
-            account=account,
-            kind=definition.kind,
-            action=definition.action,
-            payload=stored_json,
-            settings=context.settings,
-            now=now,
-            variant=variant,
-        )
+        created = await jobs.create_queued(context.db, new, settings=context.settings, now=now)
     else:
         created = await _create_or_replay(
             context,
-            account=account,
-            definition=definition,
-            payload=stored_json,
-            variant=variant,
+            new,
             idempotency_key=idempotency_key,
             request_fingerprint=jobs.fingerprint(
                 f"{definition.kind}:{definition.action}:{variant or ''}", canonical_input(payload)
@@ -134,11 +128,8 @@ async def submit(
 
 async def _create_or_replay(
     context: AppContext,
+    new: jobs.NewJob,
     *,
-    account: Account,
-    definition: ToolDefinition,
-    payload: dict[str, Any],
-    variant: str | None,
     idempotency_key: str,
     request_fingerprint: str,
     now: datetime,
@@ -149,13 +140,9 @@ async def _create_or_replay(
             async with context.db.write() as session:
                 return await jobs.create(
                     session,
-                    account=account,
-                    kind=definition.kind,
-                    action=definition.action,
-                    payload=payload,
+                    new,
                     settings=context.settings,
                     now=now,
-                    variant=variant,
                     idempotency_key=idempotency_key,
                     request_fingerprint=request_fingerprint,
                 )

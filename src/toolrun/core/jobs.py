@@ -46,7 +46,7 @@ from toolrun.db.engine import (
     SqliteStatement,
     WriteSession,
 )
-from toolrun.db.tables import Account, IdempotencyKey, Job, JobStatus, table_of
+from toolrun.db.tables import IdempotencyKey, Job, JobStatus, table_of
 
 IDEMPOTENCY_RETENTION = timedelta(hours=24)
 MAX_ATTEMPTS = 3
@@ -74,6 +74,17 @@ def fingerprint(operation: str, payload: dict[str, Any]) -> str:
         {"operation": operation, "input": payload}, option=orjson.OPT_SORT_KEYS
     )
     return hashlib.sha256(canonical).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class NewJob:
+    """What a submission asks to charge and queue."""
+
+    account_id: str
+    kind: str
+    action: str
+    payload: dict[str, Any]
+    variant: str | None = None
 
 
 @dataclass(frozen=True)
@@ -149,14 +160,10 @@ _JOB_OF_ACCOUNT = select(Job.__table__).where(
 
 async def create(
     session: WriteSession,
+    new: NewJob,
     *,
-    account: Account,
-    kind: str,
-    action: str,
-    payload: dict[str, Any],
     settings: Settings,
     now: datetime,
-    variant: str | None = None,
     idempotency_key: str | None = None,
     request_fingerprint: str | None = None,
 ) -> Created:
@@ -170,20 +177,20 @@ async def create(
     job_id = str(uuid.uuid4())
     if idempotency_key is not None:
         assert request_fingerprint is not None
-        existing = await _live_key(session, account.id, idempotency_key, now)
+        existing = await _live_key(session, new.account_id, idempotency_key, now)
         if existing is not None:
             if existing.fingerprint != request_fingerprint:
                 raise IdempotencyMismatch()
             job = await session.get(Job, existing.job_id, populate_existing=True)
             if job is None:
                 raise NotFound("the job of this Idempotency-Key no longer exists")
-            balance = await credits.balance(session, account_id=account.id)
+            balance = await credits.balance(session, account_id=new.account_id)
             return Created(job=job, replayed=True, balance=balance)
         inserted = (
             await session.execute(
                 upsert_insert(session, IdempotencyKey)
                 .values(
-                    account_id=account.id,
+                    account_id=new.account_id,
                     key=idempotency_key,
                     fingerprint=request_fingerprint,
                     job_id=job_id,
@@ -196,64 +203,56 @@ async def create(
         if inserted is None:
             raise IdempotencyRace()
     reservation = await credits.reserve(
-        session, account_id=account.id, reference=f"job:{job_id}", operation=action, now=now
+        session,
+        account_id=new.account_id,
+        reference=f"job:{job_id}",
+        operation=new.action,
+        now=now,
     )
-    row = _queued_row(
-        job_id, account.id, kind, action, variant, payload, reservation.id, now, settings
-    )
+    row = _queued_row(job_id, new, reservation.id, now, settings)
     await session.execute(_INSERT_JOB, row)
     if settings.job_wakeup == "notify":
         await queue.send_wakeup(session)
     return Created(job=Job(**row), replayed=False, balance=reservation.balance_after)
 
 
-async def create_queued(
-    db: Database,
-    *,
-    account: Account,
-    kind: str,
-    action: str,
-    payload: dict[str, Any],
-    settings: Settings,
-    now: datetime,
-    variant: str | None = None,
-) -> Created:
+async def create_queued(db: Database, new: NewJob, *, settings: Settings, now: datetime) -> Created:
     """:func:`create` without an Idempotency-Key, in a transaction of its own: one statement on
     PostgreSQL, one unit in the connection's thread on SQLite."""
     job_id = str(uuid.uuid4())
     if not db.is_sqlite:
         entry_id = new_id()
-        row = _queued_row(
-            job_id, account.id, kind, action, variant, payload, entry_id, now, settings
-        )
+        row = _queued_row(job_id, new, entry_id, now, settings)
         statement = _POSTGRES_CREATE_NOTIFY if settings.job_wakeup == "notify" else _POSTGRES_CREATE
         reserved = await db.fetch_one(
             statement,
             {
                 **row,
-                "payload": orjson.dumps(payload).decode(),
+                "payload": orjson.dumps(new.payload).decode(),
                 "entry_id": entry_id,
-                "reserve_account_id": account.id,
+                "reserve_account_id": new.account_id,
                 "cost": credits.TOOL_COST,
                 "reference": f"job:{job_id}",
-                "operation": action,
+                "operation": new.action,
                 "now": now,
                 "channel": queue.CHANNEL,
             },
         )
         if reserved is None:
             raise await credits.shortfall_on_postgres(
-                db, account_id=account.id, cost=credits.TOOL_COST
+                db, account_id=new.account_id, cost=credits.TOOL_COST
             )
         return Created(job=Job(**row), replayed=False, balance=reserved["balance"])
 
     def work(connection: sqlite3.Connection) -> Created:
         reservation = credits.reserve_on_sqlite(
-            connection, account_id=account.id, reference=f"job:{job_id}", operation=action, now=now
+            connection,
+            account_id=new.account_id,
+            reference=f"job:{job_id}",
+            operation=new.action,
+            now=now,
         )
-        row = _queued_row(
-            job_id, account.id, kind, action, variant, payload, reservation.id, now, settings
-        )
+        row = _queued_row(job_id, new, reservation.id, now, settings)
         _SQLITE_INSERT_JOB.run(connection, row)
         return Created(job=Job(**row), replayed=False, balance=reservation.balance_after)
 
@@ -261,25 +260,17 @@ async def create_queued(
 
 
 def _queued_row(
-    job_id: str,
-    account_id: str,
-    kind: str,
-    action: str,
-    variant: str | None,
-    payload: dict[str, Any],
-    reservation_id: str,
-    now: datetime,
-    settings: Settings,
+    job_id: str, new: NewJob, reservation_id: str, now: datetime, settings: Settings
 ) -> dict[str, Any]:
     """A new, queued job's row."""
     return {
         "id": job_id,
-        "account_id": account_id,
-        "kind": kind,
-        "action": action,
-        "variant": variant,
+        "account_id": new.account_id,
+        "kind": new.kind,
+        "action": new.action,
+        "variant": new.variant,
         "status": JobStatus.QUEUED.value,
-        "payload": payload,
+        "payload": new.payload,
         "result": None,
         "credit_cost": credits.TOOL_COST,
         "credits_refunded": False,
