@@ -115,7 +115,7 @@ def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
         if read and tag == "a":
             attrs = node.attributes
             href = attrs["href"] or "" if "href" in attrs else None
-            found["anchors"].append((attrs, href, attrs.get("rel"), _visible_text(node)))
+            found["anchors"].append((href, attrs.get("rel"), _visible_text(node)))
         elif read and tag == "img":
             attrs = node.attributes
             columns = tuple(attrs.get(name, False) for name in IMAGE_COLUMNS)
@@ -129,16 +129,14 @@ def reference(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
     return found
 
 
-def walked(parser: LexborHTMLParser, *, read: bool, link_attributes: bool = True) -> dict[str, Any]:
+def walked(parser: LexborHTMLParser, *, read: bool) -> dict[str, Any]:
     lists: dict[str, list[LexborNode]] = {name: [] for names in _LISTED.values() for name in names}
     if read:
         del lists["a"], lists["img"]
     root = parser.root
     assert root is not None
     walker = TreeWalker(_LISTED, COUNTED_TAGS)
-    result = walker.walk(
-        root, parser.body, parser, lists, read=read, hidden=True, link_attributes=link_attributes
-    )
+    result = walker.walk(root, parser.body, parser, lists, read=read, hidden=True)
     return {
         "headings": list(zip(result.heading_levels, result.heading_texts, strict=True)),
         "counts": walker.counts(result),
@@ -146,7 +144,6 @@ def walked(parser: LexborHTMLParser, *, read: bool, link_attributes: bool = True
         "reread": result.hidden_inside_text,
         "anchors": list(
             zip(
-                result.anchor_attrs if link_attributes else [{}] * len(result.anchor_hrefs),
                 result.anchor_hrefs,
                 result.anchor_rels,
                 result.anchor_texts,
@@ -189,10 +186,6 @@ def test_walk_finds_what_the_python_walk_found(pieces: list[str], read: bool) ->
     found = walked(parser, read=read)
     body_text = found.pop("body_text")
     assert found == reference(parser, read=read)
-    # without the links' attribute dicts: the same hrefs, rels and texts
-    lean = walked(parser, read=read, link_attributes=False)
-    assert [anchor[1:] for anchor in lean["anchors"]] == [a[1:] for a in found["anchors"]]
-    assert lean["lists"] == found["lists"]
     # the body's text: what selectolax gives once the hidden elements are removed
     for node in reversed(parser.css(", ".join(HIDDEN_TAGS))):
         node.decompose()
@@ -225,13 +218,12 @@ def test_a_script_inside_a_link_or_heading_has_their_texts_read_again() -> None:
 
 
 def test_texts_and_values_are_decoded_as_selectolax_decodes_them() -> None:
-    html = '<a href="/caf\u00e9?q=\u6f22" title="&quot;x&quot;">\u00e9t\u00e9 &amp; \U0001f600</a>'
+    html = '<a href="/caf\u00e9?q=\u6f22" rel="&quot;x&quot;">\u00e9t\u00e9 &amp; \U0001f600</a>'
     found = walked(LexborHTMLParser(html), read=True)
     assert found["anchors"] == [
         (
-            {"href": "/caf\u00e9?q=\u6f22", "title": '"x"'},
             "/caf\u00e9?q=\u6f22",
-            None,
+            '"x"',
             "\u00e9t\u00e9 & \U0001f600",
         )
     ]

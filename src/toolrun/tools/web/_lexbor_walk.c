@@ -79,20 +79,11 @@ static const LexborString *text_data(lexbor_node *text) {
     return (const LexborString *)((const char *)text + text_offset);
 }
 
-static PyObject *href_name, *rel_name, *empty_text;
+static PyObject *empty_text;
 
 /* The image attributes read into columns (treewalk.IMAGE_COLUMNS), "src" first. */
 static const char *const image_column_names[] = {"src", "alt", "width", "height", "style"};
 #define IMAGE_COLUMNS 5
-
-/* Attribute names links and images usually carry, made once: a dict hashes a new key string
- * on every insert, a kept one only the first time. */
-static const char *const common_names[] = {
-    "href", "rel", "src", "alt", "width", "height", "class", "id", "title", "target",
-    "loading", "decoding", "srcset", "sizes", "style", "type", "role", "tabindex",
-};
-#define COMMON_NAMES (sizeof(common_names) / sizeof(common_names[0]))
-static PyObject *common_keys[COMMON_NAMES];
 
 static int bind_symbol(void *library, const char *name, void **target) {
     *target = dlsym(library, name);
@@ -257,56 +248,6 @@ static void forget_texts(void) {
     }
 }
 
-static PyObject *attribute_name(const lexbor_char *name, size_t length) {
-    for (size_t i = 0; i < COMMON_NAMES; i++) {
-        const char *common = common_names[i];
-        if (common[0] == (char)name[0] && strlen(common) == length &&
-            memcmp(common, name, length) == 0) {
-            return Py_NewRef(common_keys[i]);
-        }
-    }
-    return decode(name, length);
-}
-
-/* The element's attributes as selectolax's ``attributes`` gives them: qualified names,
- * None for a valueless attribute; ``wanted`` (if not NULL) receives the value of
- * attribute ``wanted_name`` (a new reference, or NULL when absent). */
-static PyObject *read_attributes(lexbor_node *element, PyObject *wanted_name, PyObject **wanted) {
-    PyObject *attributes = PyDict_New();
-    if (attributes == NULL) {
-        return NULL;
-    }
-    for (lexbor_attr *attr = element_first_attribute(element); attr != NULL;
-         attr = element_next_attribute(attr)) {
-        size_t name_length = 0, value_length = 0;
-        const lexbor_char *name = attr_qualified_name(attr, &name_length);
-        PyObject *key = attribute_name(name, name_length);
-        if (key == NULL) {
-            Py_DECREF(attributes);
-            return NULL;
-        }
-        const lexbor_char *data = attr_value(attr, &value_length);
-        PyObject *value = data != NULL ? decode(data, value_length) : Py_NewRef(Py_None);
-        if (value == NULL || PyDict_SetItem(attributes, key, value) < 0) {
-            Py_DECREF(key);
-            Py_XDECREF(value);
-            Py_DECREF(attributes);
-            return NULL;
-        }
-        Py_DECREF(key);
-        Py_DECREF(value);
-    }
-    if (wanted != NULL) {
-        *wanted = PyDict_GetItemWithError(attributes, wanted_name);
-        if (*wanted == NULL && PyErr_Occurred()) {
-            Py_DECREF(attributes);
-            return NULL;
-        }
-        Py_XINCREF(*wanted);
-    }
-    return attributes;
-}
-
 /* lexbor's text_content (all descendant text, no separators): selectolax's text_lexbor. */
 static PyObject *read_text(lexbor_node *node, lexbor_node *document) {
     size_t length = 0;
@@ -383,7 +324,7 @@ static PyObject *name_strings(NameSet *set) {
 
 typedef struct {
     PyObject *heading_levels, *heading_texts, *hidden;
-    PyObject *anchor_attrs, *anchor_hrefs, *anchor_rels, *anchor_texts;
+    PyObject *anchor_hrefs, *anchor_rels, *anchor_texts;
     PyObject *image_columns[IMAGE_COLUMNS]; /* one list per name of image_column_names */
     PyObject *image_srcs;
 } Found;
@@ -398,7 +339,7 @@ static int append_new(PyObject *list, PyObject *item) {
 }
 
 /* The values of a link's href and rel (new references; NULL when absent, None when
- * valueless), without a dict of all its attributes. */
+ * valueless). */
 static int read_href_rel(lexbor_node *element, PyObject **href, PyObject **rel) {
     *href = *rel = NULL;
     for (lexbor_attr *attr = element_first_attribute(element); attr != NULL;
@@ -422,23 +363,9 @@ static int read_href_rel(lexbor_node *element, PyObject **href, PyObject **rel) 
     return 0;
 }
 
-static int read_anchor(Found *found, lexbor_node *node, int attributes) {
-    PyObject *href = NULL, *rel = NULL;
-    if (attributes) {
-        PyObject *all = read_attributes(node, href_name, &href);
-        if (all == NULL) {
-            return -1;
-        }
-        rel = PyDict_GetItemWithError(all, rel_name);
-        Py_XINCREF(rel);
-        int status = PyErr_Occurred() ? -1 : PyList_Append(found->anchor_attrs, all);
-        Py_DECREF(all);
-        if (status < 0) {
-            Py_XDECREF(href);
-            Py_XDECREF(rel);
-            return -1;
-        }
-    } else if (read_href_rel(node, &href, &rel) < 0) {
+static int read_anchor(Found *found, lexbor_node *node) {
+    PyObject *href, *rel;
+    if (read_href_rel(node, &href, &rel) < 0) {
         return -1;
     }
     /* href as CSS sees it: None without one, "" when valueless; rel None when valueless */
@@ -504,7 +431,6 @@ static void release(Found *found) {
     Py_XDECREF(found->heading_levels);
     Py_XDECREF(found->heading_texts);
     Py_XDECREF(found->hidden);
-    Py_XDECREF(found->anchor_attrs);
     Py_XDECREF(found->anchor_hrefs);
     Py_XDECREF(found->anchor_rels);
     Py_XDECREF(found->anchor_texts);
@@ -557,7 +483,7 @@ typedef struct {
     PyObject *parser, *routes;
     const unsigned char *kinds;
     Py_ssize_t known;
-    int read, link_attributes;
+    int read;
     unsigned heading_text_levels; /* bit n set: the texts of <hn> are read */
     lexbor_node *root, *body, *document;
     lexbor_node *hidden_root; /* the hidden element being walked through, if any */
@@ -614,7 +540,7 @@ static int visit_element(Walk *walk, lexbor_node *node) {
         return 0;
     }
     if (kind == KIND_LINK && walk->read) {
-        return read_anchor(&walk->found, node, walk->link_attributes) < 0
+        return read_anchor(&walk->found, node) < 0
                    ? -1
                    : capture_text(walk, node, walk->found.anchor_texts);
     }
@@ -745,10 +671,10 @@ static PyObject *tag_counts(Walk *walk) {
     return counts;
 }
 
-/* walk(root, body, parser, kinds, routes, read, link_attributes, heading_text_levels) ->
- * (element_count,
- * tag_counts, heading_levels, heading_texts, hidden, reread, anchor_attrs, anchor_hrefs, anchor_rels, anchor_texts, images, image_srcs,
- * attribute_names, body_text); see treewalk.py for the contract. */
+/* walk(root, body, parser, kinds, routes, read, heading_text_levels) -> (element_count,
+ * tag_counts, heading_levels, heading_texts, hidden, reread, anchor_hrefs, anchor_rels,
+ * anchor_texts, image_columns, image_srcs, attribute_names, body_text); see treewalk.py for
+ * the contract. */
 static PyObject *walk(PyObject *module, PyObject *args) {
     unsigned long long root_address, body_address;
     Py_buffer kinds;
@@ -757,9 +683,9 @@ static PyObject *walk(PyObject *module, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "bind() was not called");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "KKOy*O!ppI", &root_address, &body_address, &walk.parser,
+    if (!PyArg_ParseTuple(args, "KKOy*O!pI", &root_address, &body_address, &walk.parser,
                           &kinds, &PyList_Type, &walk.routes, &walk.read,
-                          &walk.link_attributes, &walk.heading_text_levels)) {
+                          &walk.heading_text_levels)) {
         return NULL;
     }
     walk.kinds = kinds.buf;
@@ -779,8 +705,8 @@ static PyObject *walk(PyObject *module, PyObject *args) {
     }
     Found *found = &walk.found;
     PyObject **lists[] = {&found->heading_levels, &found->heading_texts, &found->hidden,
-                          &found->anchor_attrs,   &found->anchor_hrefs,  &found->anchor_rels,
-                          &found->anchor_texts,   &found->image_srcs};
+                          &found->anchor_hrefs,   &found->anchor_rels,   &found->anchor_texts,
+                          &found->image_srcs};
     int ready = 1;
     for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
         ready = (*lists[i] = PyList_New(0)) != NULL && ready;
@@ -820,9 +746,8 @@ static PyObject *walk(PyObject *module, PyObject *args) {
         return NULL;
     }
     PyObject *result = Py_BuildValue(
-        "(lNOOOOOOOONONN)", walk.element_count, counts, found->heading_levels,
-        found->heading_texts, found->hidden,
-        walk.reread ? Py_True : Py_False, found->anchor_attrs, found->anchor_hrefs,
+        "(lNOOOOOOONONN)", walk.element_count, counts, found->heading_levels,
+        found->heading_texts, found->hidden, walk.reread ? Py_True : Py_False, found->anchor_hrefs,
         found->anchor_rels, found->anchor_texts, image_columns, found->image_srcs,
         attribute_names, body_text);
     release_walk(&walk);
@@ -1049,14 +974,6 @@ PyMODINIT_FUNC PyInit__lexbor_walk(void) {
     for (Py_UCS4 code = 0; code < 256; code++) {
         latin1_space[code] = Py_UNICODE_ISSPACE(code) != 0;
     }
-    for (size_t i = 0; i < COMMON_NAMES; i++) {
-        common_keys[i] = PyUnicode_InternFromString(common_names[i]);
-        if (common_keys[i] == NULL) {
-            return NULL;
-        }
-    }
-    href_name = common_keys[0];
-    rel_name = common_keys[1];
     empty_text = PyUnicode_New(0, 0);
     if (empty_text == NULL) {
         return NULL;

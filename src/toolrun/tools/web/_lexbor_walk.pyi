@@ -12,7 +12,6 @@ def walk(
     kinds: bytes,
     routes: list[tuple[list[LexborNode], ...]],
     read: bool,
-    link_attributes: bool,
     heading_text_levels: int,
     /,
 ) -> tuple[
@@ -22,7 +21,6 @@ def walk(
     list[str | None],
     list[LexborNode],
     bool,
-    list[dict[str, str | None]],
     list[str | None],
     list[str | None],
     list[str],

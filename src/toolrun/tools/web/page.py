@@ -346,7 +346,6 @@ class Page:
             lists,
             read=read,
             hidden=hidden,
-            link_attributes=False,
             heading_text_levels=heading_text_levels,
         )
         self.__dict__.update(
