@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 from itertools import compress
 from operator import methodcaller
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from charset_normalizer import from_bytes
@@ -307,8 +307,13 @@ class Page:
 
     def count(self, tag: str) -> int:
         """How many elements of a counted tag (``COUNTED_TAGS``) the page has."""
-        self._index  # noqa: B018 (the walk, whichever ran, sets the counts)
-        return self.__dict__["_tag_counts"][tag]  # type: ignore[no-any-return]
+        counts: dict[str, int] = self._walked("_tag_counts")
+        return counts[tag]
+
+    def _walked(self, name: str) -> Any:
+        """A fact the element walk sets (``_walk``), walking first if no walk ran yet."""
+        self._index  # noqa: B018 (the walk, whichever ran, sets it)
+        return self.__dict__[name]
 
     def _walk(
         self, *, read: bool, heading_text_levels: Iterable[int] = ALL_LEVELS
@@ -745,28 +750,25 @@ class Page:
     @cached_property
     def heading_levels(self) -> list[int]:
         """The level (1-6) of every h1-h6, in document order."""
-        self._index  # noqa: B018 (the walk, whichever ran, sets them)
-        return self.__dict__["heading_levels"]  # type: ignore[no-any-return]
+        levels: list[int] = self._walked("heading_levels")
+        return levels
 
     @cached_property
     def heading_texts(self) -> list[str]:
         """The text of every h1-h6 (``text(deep=True)``, whitespace as written), in order:
         as the walk read them, or from the nodes where it read only some levels."""
-        self._index  # noqa: B018 (the walk, whichever ran, sets them)
-        read: list[str | None] = self.__dict__["_heading_texts"]
+        read: list[str | None] = self._walked("_heading_texts")
         if None not in read:
             return read  # type: ignore[return-value]
         return [node.text_lexbor() for node in self.elements("heading")]
 
     def heading_texts_at(self, levels: Container[int]) -> list[str]:
         """The texts of the headings whose level is one of ``levels``, in order."""
-        self._index  # noqa: B018 (the walk, whichever ran, sets them)
-        read: list[str | None] = self.__dict__["_heading_texts"]
-        picked = list(compress(read, [level in levels for level in self.heading_levels]))
-        if None in picked:
-            picked = list(
-                compress(self.heading_texts, [level in levels for level in self.heading_levels])
-            )
+        read: list[str | None] = self._walked("_heading_texts")
+        wanted = [level in levels for level in self.heading_levels]
+        picked = list(compress(read, wanted))
+        if None in picked:  # a level the walk did not read
+            picked = list(compress(self.heading_texts, wanted))
         return picked  # type: ignore[return-value]
 
     @cached_property
@@ -778,8 +780,8 @@ class Page:
         """The DOM size: elements of the parsed document (html, head and body included,
         whether or not the source spells them), scripts, styles, templates and noscript
         with what they hold left out; counted by the element walk."""
-        self._index  # noqa: B018 (the walk, whichever ran, sets it)
-        return self.__dict__["element_count"]  # type: ignore[no-any-return]
+        count: int = self._walked("element_count")
+        return count
 
     @cached_property
     def html_lower(self) -> str:
