@@ -284,6 +284,11 @@ def _listed_for(phrase: str, lang: str | None) -> bool:
     return not lang or phrase in NON_DESCRIPTIVE.get(lang.split("-")[0], frozenset())
 
 
+def _is_absolute(href: str) -> bool:
+    """Not a relative link: it names a scheme (holds a ":") or a host ("//")."""
+    return ":" in href or href[:2] == "//"
+
+
 def _all_leave_the_page(hrefs: list[str | None], rels: list[str | None], page_path: str) -> bool:
     """Whether each of these links (on a page whose relative links resolve on its own
     origin) is followable and leads off the page, decided for all at once: each has an href
@@ -364,11 +369,6 @@ class LinkFacts:
         replaces them, so this is a guard)."""
         joined = "\0" + "\0".join(self.present) + "\0"
         return joined if joined.count("\0") == len(self.present) + 1 else None
-
-    def _any_starts(self, starts: tuple[str, ...]) -> bool:
-        """Whether some present href may start with one of ``starts`` (True when unsure)."""
-        joined = self._joined
-        return joined is None or any("\0" + start in joined for start in starts)
 
     @cached_property
     def non_descriptive(self) -> tuple[int, list[dict[str, str | None]]]:
@@ -473,7 +473,7 @@ class LinkFacts:
         ``joined`` when no href holds two and none starts with "//", else one by one."""
         if "\0//" not in joined and _TWO_COLONS.search(joined) is None:
             return joined.count(":")
-        return sum(1 for href in self.present if ":" in href or href[:2] == "//")
+        return sum(map(_is_absolute, self.present))
 
     def _count_hrefs(self, counts: LinkCounts) -> list[str]:
         """Relative links are internal, absolute ones by host, nofollow ones resolved; returns
@@ -483,7 +483,7 @@ class LinkFacts:
         # Relative links (no ":", not "//") are internal.
         joined = self._joined
         if joined is None:
-            rest = [href for href in self.present if ":" in href or href[:2] == "//"]
+            rest = list(filter(_is_absolute, self.present))
             relative = len(self.present) - len(rest)
             insecure = _tally_hrefs(counts, rest, host, page.final_url.split(":", 1)[0])
         else:
