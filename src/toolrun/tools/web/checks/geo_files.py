@@ -76,13 +76,15 @@ def check_ai_discovery_files(site: Site) -> Check | None:
     files = fetched(site.files, DISCOVERY_FILES)
     if not files:
         return None
-    json_files = {id(site.files[name]) for name in AI_JSON_FILES if name in site.files}
     rows: list[dict[str, object]] = []
     broken: list[str] = []
-    for file in files:
+    for name in DISCOVERY_FILES:
+        file = site.files.get(name)
+        if file is None:
+            continue
         row: dict[str, object] = {"url": file.url, "status": file.status_code}
         row["present"] = present(file)
-        if id(file) in json_files:
+        if name in AI_JSON_FILES:
             row["json"] = bool(row["present"]) and holds_json(file)
             if row["present"] and not row["json"]:
                 row["present"] = False
