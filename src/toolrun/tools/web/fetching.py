@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -47,7 +47,7 @@ DEADLINE_SHARE = 0.8  # of the job's remaining time a site file may take
 
 
 class SiteFileSpec(NamedTuple):
-    path: str  # "": the page's own Markdown mirror (its path depends on the page's URL)
+    path: str | Callable[[str], str]  # or the path for a page URL (the Markdown mirror)
     accept: str
     max_bytes: int = SITE_FILE_MAX_BYTES
     timeout_s: float | None = None  # None: the fetcher's own timeout
@@ -73,18 +73,18 @@ SITE_FILES = {
     "agents-md": SiteFileSpec("/AGENTS.md", MARKDOWN, DISCOVERY_MAX_BYTES, EXTRA_FILE_TIMEOUT_S),
     "llms-docs": SiteFileSpec("/docs/llms.txt", MARKDOWN, timeout_s=EXTRA_FILE_TIMEOUT_S),
     **{
-        f"ai-{name}-json": SiteFileSpec(
-            f"/ai/{name}.json", JSON, AI_JSON_MAX_BYTES, EXTRA_FILE_TIMEOUT_S
+        name: SiteFileSpec(path, JSON, AI_JSON_MAX_BYTES, EXTRA_FILE_TIMEOUT_S)
+        for name, path in (
+            ("ai-summary-json", "/ai/summary.json"),
+            ("ai-faq-json", "/ai/faq.json"),
+            ("ai-service-json", "/ai/service.json"),
+            ("agent-card", "/.well-known/agent-card.json"),
+            ("ai-plugin", "/.well-known/ai-plugin.json"),
         )
-        for name in ("summary", "faq", "service")
     },
-    "agent-card": SiteFileSpec(
-        "/.well-known/agent-card.json", JSON, AI_JSON_MAX_BYTES, EXTRA_FILE_TIMEOUT_S
+    MARKDOWN_MIRROR: SiteFileSpec(
+        markdown_mirror_path, MARKDOWN, MARKDOWN_MIRROR_MAX_BYTES, EXTRA_FILE_TIMEOUT_S
     ),
-    "ai-plugin": SiteFileSpec(
-        "/.well-known/ai-plugin.json", JSON, AI_JSON_MAX_BYTES, EXTRA_FILE_TIMEOUT_S
-    ),
-    MARKDOWN_MIRROR: SiteFileSpec("", MARKDOWN, MARKDOWN_MIRROR_MAX_BYTES, EXTRA_FILE_TIMEOUT_S),
 }
 
 
@@ -155,7 +155,7 @@ async def fetch_site_file(
     """One site file (the Markdown mirror of ``page_url``), its body truncated at the file's
     cap; a network error or timeout is recorded, never raised."""
     spec = SITE_FILES[name]
-    url = origin + (spec.path or markdown_mirror_path(page_url))
+    url = origin + (spec.path if isinstance(spec.path, str) else spec.path(page_url))
     limit = _time_limit(spec, deadline_at)
     try:
         async with asyncio.timeout(limit):
