@@ -136,36 +136,8 @@ class TreeWalker:
             read,
             sum(1 << level for level in set(heading_text_levels)),
         )
-        (
-            elements,
-            counts,
-            levels,
-            texts,
-            hidden_nodes,
-            reread,
-            hrefs,
-            rels,
-            link_texts,
-            columns,
-            image_srcs,
-            attribute_names,
-            body_text,
-        ) = walked
-        return Walked(
-            elements,
-            counts,
-            levels,
-            texts,
-            hidden_nodes,
-            reread,
-            hrefs,
-            rels,
-            link_texts,
-            ImageColumns(*columns),
-            image_srcs,
-            attribute_names,
-            body_text,
-        )
+        # the image columns come as a tuple of lists
+        return Walked(*walked[:9], ImageColumns(*walked[9]), *walked[10:])
 
 
 def word_stats(text: str) -> tuple[int, int]:
